@@ -1,0 +1,4 @@
+"""Training package: synthetic data, the frequency-enhanced detector, training, export, evaluation.
+
+Never imported by ``app``.
+"""
