@@ -1,0 +1,1 @@
+"""Sub-commands of ``vpd-redact``; each module has ``add_parser`` and ``run``."""

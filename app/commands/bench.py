@@ -1,0 +1,73 @@
+"""``vpd-redact bench``: print latency and throughput figures for the current model and provider."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from app.commands.common import add_detection_args, detector_config, policy_from_args, redaction_from_args
+from app.core.errors import VpdError
+from app.core.pipeline import Pipeline
+from app.inference.factory import build_detectors
+from app.inference.vpd_detector import VpdDetector
+
+
+def add_parser(sub) -> None:
+    """Register the ``bench`` sub-command."""
+    p = sub.add_parser("bench", help="measure inference latency and seconds per screenshot")
+    p.add_argument("--repeat", type=int, default=10, help="timed runs per figure (median is printed)")
+    add_detection_args(p)
+    p.set_defaults(run=run)
+
+
+def synthetic_screenshot(width: int, height: int, seed: int = 0) -> np.ndarray:
+    """A (height, width, 3) BGR screen-like frame: panels and lines of small text."""
+    rng = np.random.default_rng(seed)
+    frame = np.full((height, width, 3), 245, np.uint8)
+    for _ in range(12):
+        x0, y0 = int(rng.integers(0, width - 200)), int(rng.integers(0, height - 100))
+        cv2.rectangle(frame, (x0, y0), (x0 + int(rng.integers(150, 600)), y0 + int(rng.integers(60, 300))),
+                      tuple(int(v) for v in rng.integers(200, 255, 3)), -1)  # fmt: skip
+    for y in range(30, height - 10, 28):
+        text = f"user{int(rng.integers(1000, 9999))}@example.com  +1 555 {int(rng.integers(100, 999))} 0199"
+        cv2.putText(frame, text, (int(rng.integers(10, 200)), y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (30, 30, 30), 1, cv2.LINE_AA)
+    return frame
+
+
+def median_seconds(fn: Callable[[], object], repeat: int) -> float:
+    """Median wall time of ``fn`` over ``repeat`` runs after one warm-up run."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the figures; exit 2 if the model cannot be loaded."""
+    try:
+        built = build_detectors(detector_config(args))
+        pipeline = Pipeline(built.detectors, policy_from_args(args), redaction_from_args(args))
+    except (VpdError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"providers: {built.providers}")
+    for det in built.detectors:
+        if isinstance(det, VpdDetector):
+            h, w = det.metadata.input_hw
+            tile = synthetic_screenshot(w, h)
+            print(f"detector single inference {w}x{h}: {1000 * median_seconds(lambda: det.infer(tile), args.repeat):.1f} ms (median of {args.repeat})")
+    for w, h in ((1920, 1080), (3840, 2160)):
+        frame = synthetic_screenshot(w, h)
+        reps = max(3, args.repeat // (2 if w > 2000 else 1))
+        secs = median_seconds(lambda: pipeline.process(frame), reps)
+        print(f"end-to-end {w}x{h} screenshot (detect{'' if args.no_tiling else ' with tiling'} + redact): {secs:.3f} s (median of {reps})")
+    return 0

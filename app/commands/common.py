@@ -1,0 +1,62 @@
+"""Arguments and set-up shared by the commands that detect and redact."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.core.policy import PRESETS, DEFAULT_PRESET, Policy
+from app.core.redact import RedactionSettings, Style
+from app.inference.factory import DetectorConfig
+
+
+def add_detection_args(parser: argparse.ArgumentParser) -> None:
+    """Model, policy and style options used by image, video, stream and bench."""
+    g = parser.add_argument_group("detection")
+    g.add_argument("--model", type=Path, default=None, help="detector .onnx file (default: models/vpd-n.onnx)")
+    g.add_argument("--cpu", action="store_true", help="run on the CPU even if a GPU is available")
+    g.add_argument("--no-tiling", action="store_true", help="detect on one downscaled view only (faster, misses small text)")
+    g.add_argument("--no-detector", action="store_true", help="switch off the VPD detector")
+    g = parser.add_argument_group("policy and style")
+    g.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET, help="which classes to hide (default: %(default)s)")
+    g.add_argument("--classes", default=None, help="comma-separated class names to hide; overrides --preset")
+    g.add_argument("--conf", type=float, default=0.25, help="minimum detection score (default: %(default)s)")
+    g.add_argument("--padding", type=float, default=0.15, help="padding around boxes, fraction of box height (default: %(default)s)")
+    g.add_argument("--style", choices=[s.value for s in Style if s is not Style.OUTLINE], default="solid",
+                   help="solid (default, safe for text), pixelate or blur (both made unrecoverable)")
+
+
+def detector_config(args: argparse.Namespace) -> DetectorConfig:
+    """DetectorConfig from parsed arguments."""
+    return DetectorConfig(
+        model_path=args.model,
+        providers=("CPUExecutionProvider",) if args.cpu else None,
+        tiling=not args.no_tiling,
+        use_detector=not args.no_detector,
+    )
+
+
+def policy_from_args(args: argparse.Namespace) -> Policy:
+    """Policy from --preset/--classes/--conf; raises ValueError on a bad threshold."""
+    if not 0.0 <= args.conf <= 1.0:
+        raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
+    policy = Policy.preset(args.preset, conf=args.conf)
+    if args.classes:
+        policy = policy.with_classes(c.strip() for c in args.classes.split(",") if c.strip())
+    return policy
+
+
+def redaction_from_args(args: argparse.Namespace) -> RedactionSettings:
+    """RedactionSettings from --style/--padding."""
+    if args.padding < 0:
+        raise ValueError(f"--padding must be ≥ 0, got {args.padding}")
+    return RedactionSettings(style=Style(args.style), padding=args.padding)
+
+
+def check_class_names(args: argparse.Namespace, known: tuple[str, ...]) -> None:
+    """Reject --classes names that no loaded detector knows (a typo would hide nothing)."""
+    if not args.classes:
+        return
+    unknown = sorted({c.strip() for c in args.classes.split(",") if c.strip()} - set(known))
+    if unknown:
+        raise ValueError(f"unknown class name(s) {', '.join(unknown)}; known: {', '.join(known)}")

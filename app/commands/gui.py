@@ -1,0 +1,19 @@
+"""``vpd-redact gui`` (also the default): open the desktop app."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub) -> None:
+    """Register the ``gui`` sub-command."""
+    p = sub.add_parser("gui", help="open the desktop app (default)")
+    p.add_argument("files", nargs="*", help="images to open")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the Qt application; imported lazily so the CLI never loads Qt otherwise."""
+    from app.ui.app import run_gui
+
+    return run_gui(args.files)

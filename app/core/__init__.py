@@ -1,0 +1,1 @@
+"""NumPy/OpenCV core: detections, geometry, decoding, tiling, policy, redaction, pipeline."""

@@ -1,0 +1,124 @@
+"""Box geometry: letterbox, padding, clipping, IoU and non-maximum suppression.
+
+All boxes are ``xyxy`` float32 arrays of shape (N, 4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+LETTERBOX_FILL = 114  # ultralytics' grey, so the model sees what it saw in training
+
+
+@dataclass(frozen=True)
+class LetterboxTransform:
+    """How a source frame was mapped into the model input: ``input = source * scale + (pad_x, pad_y)``."""
+
+    scale: float
+    pad_x: float
+    pad_y: float
+    source_hw: tuple[int, int]
+
+
+def letterbox(image: np.ndarray, size_hw: tuple[int, int]) -> tuple[np.ndarray, LetterboxTransform]:
+    """Resize ``image`` (H, W, 3) uint8 keeping aspect and pad to ``size_hw`` with grey.
+
+    Matches ultralytics' LetterBox (centred padding, bilinear resize, rounding of pads).
+    """
+    h, w = image.shape[:2]
+    out_h, out_w = size_hw
+    scale = min(out_h / h, out_w / w)
+    new_w, new_h = int(round(w * scale)), int(round(h * scale))
+    pad_w, pad_h = (out_w - new_w) / 2, (out_h - new_h) / 2
+    if (new_w, new_h) != (w, h):
+        image = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR)
+    top, bottom = int(round(pad_h - 0.1)), int(round(pad_h + 0.1))
+    left, right = int(round(pad_w - 0.1)), int(round(pad_w + 0.1))
+    padded = cv2.copyMakeBorder(
+        image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(LETTERBOX_FILL,) * 3
+    )
+    return padded, LetterboxTransform(scale, float(left), float(top), (h, w))
+
+
+def letterbox_xyxy(xyxy: np.ndarray, tf: LetterboxTransform) -> np.ndarray:
+    """Map source-pixel boxes into model-input pixels."""
+    out = np.asarray(xyxy, np.float32).copy()
+    out *= tf.scale
+    out[:, [0, 2]] += tf.pad_x
+    out[:, [1, 3]] += tf.pad_y
+    return out
+
+
+def unletterbox_xyxy(xyxy: np.ndarray, tf: LetterboxTransform) -> np.ndarray:
+    """Map model-input boxes back to source pixels, clipped to the source frame."""
+    out = np.asarray(xyxy, np.float32).copy()
+    out[:, [0, 2]] -= tf.pad_x
+    out[:, [1, 3]] -= tf.pad_y
+    out /= tf.scale
+    return clip_xyxy(out, tf.source_hw)
+
+
+def clip_xyxy(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
+    """Clip boxes to a frame of height/width ``hw``."""
+    out = np.asarray(xyxy, np.float32).copy()
+    out[:, [0, 2]] = out[:, [0, 2]].clip(0, hw[1])
+    out[:, [1, 3]] = out[:, [1, 3]].clip(0, hw[0])
+    return out
+
+
+def pad_xyxy(xyxy: np.ndarray, fraction: float, min_px: float, hw: tuple[int, int]) -> np.ndarray:
+    """Grow each box by ``fraction`` of its smaller side (at least ``min_px``) on every side."""
+    out = np.asarray(xyxy, np.float32).copy()
+    if not len(out):
+        return out
+    side = np.minimum(out[:, 2] - out[:, 0], out[:, 3] - out[:, 1])
+    grow = np.maximum(side * fraction, min_px)[:, None]
+    out[:, :2] -= grow
+    out[:, 2:] += grow
+    return clip_xyxy(out, hw)
+
+
+def box_area(xyxy: np.ndarray) -> np.ndarray:
+    """Area of each box; degenerate boxes have area 0."""
+    xyxy = np.asarray(xyxy, np.float32)
+    return (xyxy[:, 2] - xyxy[:, 0]).clip(0) * (xyxy[:, 3] - xyxy[:, 1]).clip(0)
+
+
+def intersection_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise intersection areas, shape (len(a), len(b))."""
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    wh = (rb - lt).clip(0)
+    return wh[..., 0] * wh[..., 1]
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise IoU, shape (len(a), len(b))."""
+    inter = intersection_matrix(a, b)
+    union = box_area(a)[:, None] + box_area(b)[None, :] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0)
+
+
+def nms(xyxy: np.ndarray, scores: np.ndarray, class_ids: np.ndarray, iou_threshold: float) -> np.ndarray:
+    """Class-aware greedy NMS. Returns kept indices sorted by descending score."""
+    if len(xyxy) == 0:
+        return np.zeros(0, np.int64)
+    # Offsetting boxes per class makes one pass class-aware (the batched-NMS trick).
+    offset = class_ids.astype(np.float32)[:, None] * (float(np.abs(xyxy).max()) + 1.0) * 2
+    boxes = xyxy + offset
+    order = np.argsort(-scores, kind="stable")
+    keep: list[int] = []
+    areas = box_area(boxes)
+    while len(order):
+        i = order[0]
+        keep.append(int(i))
+        rest = order[1:]
+        if not len(rest):
+            break
+        inter = intersection_matrix(boxes[i : i + 1], boxes[rest])[0]
+        iou = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
+        order = rest[iou <= iou_threshold]
+    return np.array(keep, np.int64)

@@ -1,0 +1,97 @@
+"""The one ``detect → track → redact`` pipeline shared by the GUI, CLI, live and export paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from app.core.detections import Detections, concat
+from app.core.geometry import pad_xyxy
+from app.core.policy import Policy
+from app.core.redact import RedactionSettings, redact
+
+
+@runtime_checkable
+class Detector(Protocol):
+    """A plug-in that finds boxes in a frame (the VPD model, a face model, OCR, a fake)."""
+
+    name: str
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        """Names of the classes this detector can emit."""
+        ...
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """Boxes for ``frame`` (H, W, 3) uint8 BGR, in source pixels, tagged with a ``Source``."""
+        ...
+
+
+class Tracker(Protocol):
+    """Carries boxes across frames; its output must be a superset of its input detections."""
+
+    def update(self, detections: Detections | None, frame: np.ndarray) -> Detections:
+        """Advance one frame; ``detections`` is None on frames where no detector ran."""
+        ...
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """One processed frame: the redacted image, the boxes that were hidden, and all raw boxes."""
+
+    frame: np.ndarray
+    hidden: Detections
+    raw: Detections
+
+
+@dataclass
+class Pipeline:
+    """``process(frame)`` = detect with every detector → fuse → policy → (track) → pad → redact.
+
+    The GUI re-renders with other settings by calling ``select`` and ``render`` on stored raw
+    detections, so changing style or threshold never re-runs a model.
+    """
+
+    detectors: Sequence[Detector]
+    policy: Policy = field(default_factory=Policy)
+    redaction: RedactionSettings = field(default_factory=RedactionSettings)
+    tracker: Tracker | None = None
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        """Union of the detectors' class tables, in detector order."""
+        names: list[str] = []
+        for det in self.detectors:
+            names += [n for n in det.class_names if n not in names]
+        return tuple(names)
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """Raw fused detections from all detectors, before policy."""
+        return concat([d.detect(frame) for d in self.detectors], self.class_names)
+
+    def select(self, raw: Detections) -> Detections:
+        """Boxes to hide under the current policy."""
+        return self.policy.select(raw)
+
+    def render(self, frame: np.ndarray, hidden: Detections) -> np.ndarray:
+        """Redacted copy of ``frame`` with ``hidden`` boxes padded and styled."""
+        return redact(frame, self.padded(hidden, frame.shape[:2]).xyxy, self.redaction)
+
+    def padded(self, hidden: Detections, hw: tuple[int, int]) -> Detections:
+        """Detections grown by the configured padding, clipped to the frame."""
+        s = self.redaction
+        return hidden.with_boxes(pad_xyxy(hidden.xyxy, s.padding, s.min_padding_px, hw))
+
+    def process(self, frame: np.ndarray, raw: Detections | None = None) -> FrameResult:
+        """Run the whole chain on one frame; pass ``raw`` to reuse detections already computed."""
+        raw = self.detect(frame) if raw is None else raw
+        hidden = self.select(raw)
+        if self.tracker is not None:
+            hidden = self.tracker.update(hidden, frame)
+        return FrameResult(self.render(frame, hidden), hidden, raw)
+
+    def with_settings(self, policy: Policy | None = None, redaction: RedactionSettings | None = None) -> "Pipeline":
+        """A copy sharing detectors and tracker with another policy or redaction style."""
+        return replace(self, policy=policy or self.policy, redaction=redaction or self.redaction)

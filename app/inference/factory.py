@@ -1,0 +1,64 @@
+"""Build the detector plug-ins named in a ``DetectorConfig``; shared by CLI, GUI and video."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from app.core.errors import DetectorUnavailable, ModelError, VpdError
+from app.core.pipeline import Detector
+from app.inference.vpd_detector import VpdDetector
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """Which detectors to run and how. ``model_path`` None means the default shipped model."""
+
+    model_path: Path | None = None
+    providers: tuple[str, ...] | None = None
+    tiling: bool = True
+    use_detector: bool = True
+
+
+@dataclass(frozen=True)
+class BuiltDetectors:
+    """The detectors that loaded, and a human-readable warning for each that did not."""
+
+    detectors: tuple[Detector, ...]
+    warnings: tuple[str, ...]
+
+    @property
+    def providers(self) -> str:
+        """Execution providers in use, e.g. 'detector: CUDA'."""
+        parts = [f"{d.name}: {d.provider}" for d in self.detectors if hasattr(d, "provider")]
+        return ", ".join(parts) or "none"
+
+
+def build_detectors(config: DetectorConfig) -> BuiltDetectors:
+    """Load every enabled detector. Raises ``ModelError`` only if none could be loaded."""
+    detectors: list[Detector] = []
+    warnings: list[str] = []
+    errors: list[VpdError] = []
+    if config.use_detector:
+        try:
+            detectors.append(VpdDetector.from_path(config.model_path, config.providers, tiling=config.tiling))
+        except (ModelError, DetectorUnavailable) as exc:
+            errors.append(exc)
+            warnings.append(str(exc))
+    if not detectors:
+        if errors:
+            raise errors[0]
+        raise ModelError("no detector enabled: enable at least one of the detector, faces or OCR")
+    return BuiltDetectors(tuple(detectors), tuple(warnings))
+
+
+def first_provider(detectors: Sequence[Detector]) -> str:
+    """Provider of the first ONNX-backed detector, 'CPU' when none reports one."""
+    for d in detectors:
+        if hasattr(d, "provider"):
+            return d.provider
+    return "CPU"

@@ -1,0 +1,52 @@
+"""Create ONNX Runtime sessions: CUDA first when it really works, then CPU; report what runs."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Sequence
+
+import onnxruntime as ort
+
+from app.core.errors import ModelError
+
+log = logging.getLogger(__name__)
+
+PREFERRED_PROVIDERS = ("CUDAExecutionProvider", "CPUExecutionProvider")
+
+
+def requested_providers(preferred: Sequence[str] | None = None) -> list[str]:
+    """Providers to ask for, in order: the preferred ones this onnxruntime build offers."""
+    available = set(ort.get_available_providers())
+    wanted = [p for p in (preferred or PREFERRED_PROVIDERS) if p in available]
+    return wanted or ["CPUExecutionProvider"]
+
+
+def create_session(path: str | Path, providers: Sequence[str] | None = None) -> ort.InferenceSession:
+    """Open ``path`` as an ORT session, raising ``ModelError`` with the file name and the reason.
+
+    ``session.get_providers()`` afterwards is the truth about what runs (CUDA listed as available
+    does not mean its libraries load).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ModelError(f"model file not found: {path}")
+    if path.is_dir():
+        raise ModelError(f"model path is a folder, not an .onnx file: {path}")
+    if path.stat().st_size == 0:
+        raise ModelError(f"model file is empty: {path}")
+    options = ort.SessionOptions()
+    # A missing CUDA runtime is expected on CPU machines; don't flood the log with it.
+    options.log_severity_level = 4
+    try:
+        session = ort.InferenceSession(str(path), sess_options=options, providers=requested_providers(providers))
+    except Exception as exc:  # ORT raises its own Fail/InvalidProtobuf/... types
+        reason = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"cannot load model {path}: not a valid ONNX model (truncated or corrupt?): {reason}") from exc
+    log.info("model %s runs on %s", path.name, ", ".join(session.get_providers()))
+    return session
+
+
+def active_provider(session: ort.InferenceSession) -> str:
+    """Short name of the provider that runs the session, e.g. 'CUDA' or 'CPU'."""
+    return session.get_providers()[0].replace("ExecutionProvider", "")

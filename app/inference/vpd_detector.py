@@ -1,0 +1,118 @@
+"""The VPD detector: letterbox → ONNX Runtime → decode → NMS, tiled for large frames."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+from app.core.decode import DecodeSettings, decode_yolo
+from app.core.detections import Detections, Source
+from app.core.geometry import letterbox, unletterbox_xyxy
+from app.core.tiling import merge_tiled, needs_tiling, plan_tiles, truncated_mask
+from app.inference.metadata import ModelMetadata, read_metadata
+from app.inference.session import active_provider, create_session
+
+log = logging.getLogger(__name__)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MODEL_PATH = REPO_ROOT / "models" / "vpd-n.onnx"
+
+
+@dataclass(frozen=True)
+class TilingSettings:
+    """Tiles are the model input size at native scale; ``overlap`` px shared by neighbours."""
+
+    enabled: bool = True
+    overlap: int = 128
+    trigger_ratio: float = 1.5
+
+
+def preprocess(image_bgr: np.ndarray, input_hw: tuple[int, int]):
+    """(H, W, 3) uint8 BGR → (1, 3, h, w) float32 RGB in [0, 1], plus the letterbox transform."""
+    padded, tf = letterbox(image_bgr, input_hw)
+    rgb = cv2.cvtColor(padded, cv2.COLOR_BGR2RGB)
+    tensor = np.ascontiguousarray(rgb.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+    return tensor, tf
+
+
+class VpdDetector:
+    """Runs a VPD ONNX model on BGR frames. One instance per worker thread; reuses its session."""
+
+    name = "detector"
+
+    def __init__(
+        self,
+        session: ort.InferenceSession,
+        metadata: ModelMetadata,
+        decode: DecodeSettings = DecodeSettings(),
+        tiling: TilingSettings = TilingSettings(),
+        model_path: Path | None = None,
+    ) -> None:
+        self.session = session
+        self.metadata = metadata
+        self.decode_settings = decode
+        self.tiling = tiling
+        self.model_path = model_path
+        self._input_name = session.get_inputs()[0].name
+
+    @classmethod
+    def from_path(
+        cls,
+        path: str | Path | None = None,
+        providers: Sequence[str] | None = None,
+        decode: DecodeSettings = DecodeSettings(),
+        tiling: TilingSettings | bool = True,
+    ) -> "VpdDetector":
+        """Load a model file (default ``models/vpd-n.onnx``); ``ModelError`` if it is unusable."""
+        path = Path(path) if path is not None else DEFAULT_MODEL_PATH
+        session = create_session(path, providers)
+        if isinstance(tiling, bool):
+            tiling = TilingSettings(enabled=tiling)
+        return cls(session, read_metadata(session, path), decode, tiling, path)
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        """Class table from the model's metadata."""
+        return self.metadata.class_names
+
+    @property
+    def provider(self) -> str:
+        """Execution provider actually in use ('CUDA' or 'CPU')."""
+        return active_provider(self.session)
+
+    def infer(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One letterboxed pass: boxes in ``image_bgr`` pixels, scores, class ids (after NMS)."""
+        tensor, tf = preprocess(image_bgr, self.metadata.input_hw)
+        output = self.session.run(None, {self._input_name: tensor})[0]
+        xyxy, scores, class_ids = decode_yolo(output, len(self.class_names), self.decode_settings)
+        return unletterbox_xyxy(xyxy, tf), scores, class_ids
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """Detections for a (H, W, 3) uint8 BGR frame in frame pixels; tiled when the frame is large."""
+        hw = frame.shape[:2]
+        if not (self.tiling.enabled and needs_tiling(hw, self.metadata.input_hw, self.tiling.trigger_ratio)):
+            xyxy, scores, class_ids = self.infer(frame)
+            return Detections(xyxy, scores, class_ids, self.class_names, sources=np.full(len(xyxy), Source.DETECTOR))
+        return self._detect_tiled(frame)
+
+    def _detect_tiled(self, frame: np.ndarray) -> Detections:
+        hw = frame.shape[:2]
+        boxes, scores, classes, truncated = [], [], [], []
+        for tile in plan_tiles(hw, self.metadata.input_hw, self.tiling.overlap):
+            xyxy, s, c = self.infer(frame[tile.y0 : tile.y1, tile.x0 : tile.x1])
+            xyxy = xyxy + np.array([tile.x0, tile.y0, tile.x0, tile.y0], np.float32)
+            boxes.append(xyxy), scores.append(s), classes.append(c)
+            truncated.append(truncated_mask(xyxy, tile, hw))
+        xyxy, s, c = self.infer(frame)  # downscaled full view, for objects larger than a tile
+        boxes.append(xyxy), scores.append(s), classes.append(c), truncated.append(np.zeros(len(xyxy), bool))
+        xyxy, s, c = merge_tiled(
+            np.concatenate(boxes), np.concatenate(scores), np.concatenate(classes), np.concatenate(truncated),
+            self.decode_settings.iou,
+        )
+        return Detections(xyxy, s, c, self.class_names, sources=np.full(len(xyxy), Source.DETECTOR))

@@ -1,0 +1,1 @@
+"""Frame sources and sinks: images, video files, cameras, screens."""

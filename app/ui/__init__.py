@@ -1,0 +1,1 @@
+"""PySide6 user interface. The only package that imports Qt."""

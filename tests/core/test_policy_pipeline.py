@@ -1,0 +1,80 @@
+import numpy as np
+import pytest
+
+from app.core.detections import Detections, Source, concat
+from app.core.pipeline import Pipeline
+from app.core.policy import PRESETS, Policy
+
+NAMES = ("face", "email", "person_name", "person")
+
+
+def dets(rows, names=NAMES, source=Source.DETECTOR):
+    rows = np.array(rows, np.float32).reshape(-1, 6)
+    return Detections(rows[:, :4], rows[:, 4], rows[:, 5].astype(int), names, sources=np.full(len(rows), source))
+
+
+@pytest.mark.parametrize(
+    "policy, expected",
+    [
+        (Policy(classes=None, conf=0.5), ["face", "email", "person_name", "person"]),
+        (Policy(classes=frozenset({"email"}), conf=0.5), ["email"]),
+        (Policy(classes=None, conf=0.75), ["face", "person"]),
+        (Policy(classes=None, conf=0.5, class_conf={"face": 0.95}), ["email", "person_name", "person"]),
+        (Policy.preset("faces"), ["face"]),
+        (Policy.preset("screenshots"), ["face", "email", "person_name"]),
+    ],
+)
+def test_policy_selects_by_name_and_threshold(policy, expected):
+    d = dets([[0, 0, 5, 5, 0.9, 0], [0, 0, 5, 5, 0.6, 1], [0, 0, 5, 5, 0.7, 2], [0, 0, 5, 5, 0.8, 3]])
+    assert policy.select(d).labels == expected
+
+
+def test_manual_boxes_survive_any_policy():
+    d = dets([[0, 0, 5, 5, 0.01, 3]], source=Source.MANUAL)
+    assert len(Policy.preset("faces").select(d)) == 1
+
+
+def test_unknown_preset_lists_choices():
+    with pytest.raises(KeyError, match="screenshots"):
+        Policy.preset("nope")
+    assert PRESETS["everything"] is None
+
+
+def test_detections_validate_shapes_and_class_range():
+    with pytest.raises(ValueError):
+        Detections(np.zeros((2, 4)), np.zeros(1), np.zeros(2), NAMES)
+    with pytest.raises(ValueError):
+        Detections(np.zeros((1, 4)), np.zeros(1), np.array([7]), NAMES)
+
+
+def test_concat_unifies_class_tables():
+    a = dets([[0, 0, 5, 5, 0.9, 1]])
+    b = Detections(np.array([[1, 1, 2, 2]]), [0.8], [0], ("license_plate",), sources=[Source.FACE])
+    merged = concat([a, b])
+    assert merged.labels == ["email", "license_plate"] and merged.sources.tolist() == [0, 1]
+
+
+class FakeDetector:
+    name = "fake"
+    class_names = NAMES
+
+    def __init__(self, rows):
+        self.rows, self.calls = rows, 0
+
+    def detect(self, frame):
+        self.calls += 1
+        return dets(self.rows)
+
+
+def test_pipeline_detects_selects_pads_and_redacts():
+    frame = np.full((50, 50, 3), 200, np.uint8)
+    det = FakeDetector([[10, 10, 20, 20, 0.9, 1], [30, 30, 40, 40, 0.9, 3]])
+    pipe = Pipeline([det], Policy(classes=frozenset({"email"})))
+    result = pipe.process(frame)
+    assert result.hidden.labels == ["email"] and len(result.raw) == 2
+    assert (result.frame[9:21, 9:21] == 0).all()  # padded by ≥ 1 px
+    assert (result.frame[30:40, 30:40] == 200).all()
+    assert det.calls == 1
+    # Re-rendering with another policy reuses the raw detections.
+    again = pipe.with_settings(policy=Policy(classes=None)).process(frame, raw=result.raw)
+    assert (again.frame[30:40, 30:40] == 0).all() and det.calls == 1

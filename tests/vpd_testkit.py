@@ -1,0 +1,79 @@
+"""Shared test helpers: a tiny ONNX detector with fixed outputs, rendered text frames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+CLASS_NAMES = ("face", "email", "license_plate")
+
+
+def make_detector_onnx(
+    path: Path,
+    boxes: Sequence[tuple[int, float, float, float, float, float]],
+    class_names: Sequence[str] = CLASS_NAMES,
+    imgsz: int = 64,
+    layout: str = "head",
+    metadata: dict[str, str] | None = None,
+) -> Path:
+    """Write an ONNX model whose output is fixed: ``boxes`` = (class_id, x1, y1, x2, y2, score)
+    in model-input pixels. ``layout`` 'head' → (1, 4+nc, N) cxcywh; 'e2e' → (1, K, 6).
+
+    The output still depends on the input (``+ 0 * mean(input)``) so ORT cannot fold it away.
+    """
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    nc = len(class_names)
+    if layout == "head":
+        n = max(len(boxes), 1) + 2
+        raw = np.zeros((1, 4 + nc, n), np.float32)
+        for j, (c, x1, y1, x2, y2, s) in enumerate(boxes):
+            raw[0, :4, j] = [(x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1]
+            raw[0, 4 + c, j] = s
+    else:
+        raw = np.zeros((1, 300, 6), np.float32)
+        for j, (c, x1, y1, x2, y2, s) in enumerate(boxes):
+            raw[0, j] = [x1, y1, x2, y2, s, c]
+    const = numpy_helper.from_array(raw, "fixed")
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["mean"], keepdims=0),
+        helper.make_node("Mul", ["mean", "zero"], ["zeroed"]),
+        helper.make_node("Add", ["fixed", "zeroed"], ["output0"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "tiny_detector",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, imgsz, imgsz])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(raw.shape))],
+        initializer=[const, numpy_helper.from_array(np.zeros((), np.float32), "zero")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    meta = {
+        "vpd_schema_version": "1",
+        "vpd_class_names": json.dumps(list(class_names)),
+        "vpd_domains": json.dumps({"test": list(class_names)}),
+        "imgsz": json.dumps([imgsz, imgsz]),
+        "stride": "32",
+    }
+    if metadata is not None:
+        meta = {k: v for k, v in {**meta, **metadata}.items() if v is not None}
+    for k, v in meta.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(model, str(path))
+    return path
+
+
+def text_frame(h: int = 64, w: int = 64, text: str = "a@b.io", box=(4, 20, 60, 44)) -> np.ndarray:
+    """White BGR frame with dark text drawn inside ``box`` (x1, y1, x2, y2)."""
+    frame = np.full((h, w, 3), 255, np.uint8)
+    x1, y1, x2, y2 = box
+    scale = (y2 - y1) / 30
+    cv2.putText(frame, text, (x1 + 1, y2 - 4), cv2.FONT_HERSHEY_SIMPLEX, scale, (20, 20, 20), 1, cv2.LINE_AA)
+    return frame
