@@ -36,13 +36,18 @@ def create_session(path: str | Path, providers: Sequence[str] | None = None) -> 
     if path.stat().st_size == 0:
         raise ModelError(f"model file is empty: {path}")
     options = ort.SessionOptions()
-    # A missing CUDA runtime is expected on CPU machines; don't flood the log with it.
-    options.log_severity_level = 4
+    # A missing CUDA runtime is expected on CPU machines; don't flood stderr with it (we report
+    # what actually runs below instead).
+    options.log_severity_level = 3
+    ort.set_default_logger_severity(4)
+    wanted = requested_providers(providers)
     try:
-        session = ort.InferenceSession(str(path), sess_options=options, providers=requested_providers(providers))
+        session = ort.InferenceSession(str(path), sess_options=options, providers=wanted)
     except Exception as exc:  # ORT raises its own Fail/InvalidProtobuf/... types
         reason = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
         raise ModelError(f"cannot load model {path}: not a valid ONNX model (truncated or corrupt?): {reason}") from exc
+    if "CUDAExecutionProvider" in wanted and "CUDAExecutionProvider" not in session.get_providers():
+        log.info("CUDA requested but unavailable (no GPU or CUDA/cuDNN libraries); using the CPU")
     log.info("model %s runs on %s", path.name, ", ".join(session.get_providers()))
     return session
 

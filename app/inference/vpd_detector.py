@@ -104,7 +104,8 @@ class VpdDetector:
     def _detect_tiled(self, frame: np.ndarray) -> Detections:
         hw = frame.shape[:2]
         boxes, scores, classes, truncated = [], [], [], []
-        for tile in plan_tiles(hw, self.metadata.input_hw, self.tiling.overlap):
+        overlap = min(self.tiling.overlap, min(self.metadata.input_hw) // 4)
+        for tile in plan_tiles(hw, self.metadata.input_hw, overlap):
             xyxy, s, c = self.infer(frame[tile.y0 : tile.y1, tile.x0 : tile.x1])
             xyxy = xyxy + np.array([tile.x0, tile.y0, tile.x0, tile.y0], np.float32)
             boxes.append(xyxy), scores.append(s), classes.append(c)

@@ -64,7 +64,9 @@ def read_image(path: str | Path) -> LoadedImage:
     except UnidentifiedImageError:
         raise ImageReadError(f"{path}: not a recognised image (PNG, JPEG, WebP, BMP or TIFF expected)") from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise ImageReadError(f"{path}: image is too large to process safely") from None
+        raise ImageReadError(
+            f"{path}: image is larger than the {MAX_PIXELS / 1e6:.0f} MP limit — split it into parts first"
+        ) from None
     except PermissionError:
         raise ImageReadError(f"{path}: permission denied") from None
     except (OSError, SyntaxError, ValueError) as exc:

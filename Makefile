@@ -1,0 +1,39 @@
+# Two commands: `make run` (install the app, open it) and `make test` (install test deps, run all tests).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# Debian/Ubuntu packages: fonts (Qt and OpenCV ship none), Qt's xcb/EGL libraries, Xvfb for screenshots.
+SYSTEM_PACKAGES := fonts-dejavu-core fonts-liberation2 fonts-noto-core xvfb libgl1 libegl1 libglib2.0-0 \
+	libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 \
+	libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-randr0 libxcb-xinerama0 libxcb-xkb1
+export YOLO_OFFLINE := 1
+export YOLO_AUTOINSTALL := 0
+export YOLO_CONFIG_DIR := $(CURDIR)/.yolo
+
+.PHONY: run test system-deps install install-test
+
+run: install
+	$(BIN)/vpd-redact
+
+test: system-deps install-test
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	$(BIN)/lint-imports
+
+system-deps:
+	@if command -v apt-get >/dev/null 2>&1; then \
+		missing=$$(for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+		if [ -n "$$missing" ]; then \
+			SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+			$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+		fi; \
+	else echo "not Debian/Ubuntu: install fonts and Qt's xcb/EGL libraries with your package manager"; fi
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q -U pip
+
+install: $(BIN)/python
+	$(BIN)/pip install -q -e .
+
+install-test: $(BIN)/python
+	$(BIN)/pip install -q -e ".[test,training]"

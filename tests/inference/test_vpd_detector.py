@@ -1,0 +1,71 @@
+import numpy as np
+import pytest
+
+from app.core.errors import ModelError
+from app.core.pipeline import Pipeline
+from app.core.policy import Policy
+from app.inference.vpd_detector import VpdDetector
+from vpd_testkit import CLASS_NAMES, make_detector_onnx, text_frame
+
+
+@pytest.mark.parametrize("layout", ["head", "e2e"])
+def test_tiny_model_end_to_end(tmp_path, layout):
+    # Model input 64×64; a 128×128 frame is letterboxed at scale 0.5.
+    path = make_detector_onnx(tmp_path / "m.onnx", [(1, 2, 10, 30, 22, 0.9), (0, 40, 40, 50, 50, 0.1)], layout=layout)
+    det = VpdDetector.from_path(path, tiling=False)
+    assert det.class_names == CLASS_NAMES and det.metadata.input_hw == (64, 64)
+    assert det.provider in ("CPU", "CUDA")
+    frame = text_frame(128, 128, "x@y.z", (4, 20, 60, 44))
+    d = det.detect(frame)
+    assert d.labels == ["email", "face"]
+    assert np.allclose(d.xyxy[0], [4, 20, 60, 44], atol=0.5)
+    out = Pipeline([det], Policy(classes=None, conf=0.5)).process(frame)
+    assert out.hidden.labels == ["email"]
+    assert (out.frame[20:44, 4:60] == 0).all()
+    assert (out.frame[80:, 80:] == frame[80:, 80:]).all()
+
+
+def test_tiled_detection_maps_tiles_to_frame_pixels(tmp_path):
+    # The fixed output puts one box in every tile's own pixels; tiling must offset them.
+    path = make_detector_onnx(tmp_path / "m.onnx", [(2, 10, 10, 20, 20, 0.9)])
+    det = VpdDetector.from_path(path, tiling=True)
+    d = det.detect(np.zeros((64, 200, 3), np.uint8))  # wider than 1.5×64 → tiles
+    assert len(d) >= 3
+    assert d.xyxy[:, 0].max() > 100  # boxes from the right-hand tiles land on the right
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "not found"),
+        (b"", "empty"),
+        (b"\x08\x01\x12\x04junk" * 3, "not a valid ONNX model"),
+    ],
+)
+def test_bad_model_files_give_clear_errors(tmp_path, content, message):
+    path = tmp_path / "bad.onnx"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ModelError, match=message) as info:
+        VpdDetector.from_path(path)
+    assert str(path) in str(info.value)
+
+
+def test_truncated_model_is_reported(tmp_path):
+    good = make_detector_onnx(tmp_path / "good.onnx", [(0, 1, 1, 5, 5, 0.9)])
+    bad = tmp_path / "truncated.onnx"
+    bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    with pytest.raises(ModelError, match="truncated.onnx"):
+        VpdDetector.from_path(bad)
+
+
+def test_model_without_our_metadata_is_not_a_detector(tmp_path):
+    path = make_detector_onnx(tmp_path / "plain.onnx", [], metadata={"vpd_schema_version": None, "vpd_class_names": None})
+    with pytest.raises(ModelError, match="not a VPD detector"):
+        VpdDetector.from_path(path)
+
+
+def test_metadata_class_count_must_match_output(tmp_path):
+    path = make_detector_onnx(tmp_path / "m.onnx", [], metadata={"vpd_class_names": '["a", "b", "c", "d", "e"]'})
+    with pytest.raises(ModelError, match="does not match"):
+        VpdDetector.from_path(path)
