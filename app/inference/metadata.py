@@ -6,7 +6,9 @@ Keys written by ``python -m training export``:
 * ``vpd_class_names`` — JSON list of class names in index order;
 * ``vpd_domains`` — JSON object ``{domain: [class names]}`` (optional);
 * ``imgsz`` — JSON ``[height, width]`` (ultralytics' ``[640, 640]`` form parses the same);
-* ``stride`` — integer as string.
+* ``stride`` — integer as string;
+* ``vpd_tile_size`` — side in source pixels of the native-scale crops the model was trained on
+  (optional; defaults to the input size). Tiles of this size are letterboxed to the input.
 """
 
 from __future__ import annotations
@@ -34,6 +36,12 @@ class ModelMetadata:
     stride: int
     schema_version: int
     domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    tile_size: int | None = None
+
+    @property
+    def tile_hw(self) -> tuple[int, int]:
+        """Native-pixel tile size for tiled inference (training crop size)."""
+        return (self.tile_size, self.tile_size) if self.tile_size else self.input_hw
 
     def domain_of(self, class_name: str) -> str | None:
         """Domain a class belongs to, if the model says."""
@@ -65,6 +73,7 @@ def read_metadata(session: ort.InferenceSession, path: str | Path) -> ModelMetad
         input_hw = (int(imgsz[0]), int(imgsz[1])) if isinstance(imgsz, (list, tuple)) else (int(imgsz), int(imgsz))
         stride = int(float(meta.get("stride", "32")))
         domains = {k: tuple(v) for k, v in _parse(meta.get("vpd_domains", "{}")).items()}
+        tile_size = int(meta["vpd_tile_size"]) if "vpd_tile_size" in meta else None
     except (ValueError, SyntaxError, TypeError, IndexError) as exc:
         raise ModelError(f"{path} has malformed VPD metadata: {exc}") from exc
     if version not in SUPPORTED_SCHEMA_VERSIONS:
@@ -72,7 +81,7 @@ def read_metadata(session: ort.InferenceSession, path: str | Path) -> ModelMetad
     if not names:
         raise ModelError(f"{path} declares no classes")
     _check_io(session, path, len(names), input_hw)
-    return ModelMetadata(names, input_hw, stride, version, MappingProxyType(domains))
+    return ModelMetadata(names, input_hw, stride, version, MappingProxyType(domains), tile_size)
 
 
 def _check_io(session: ort.InferenceSession, path, num_classes: int, input_hw: tuple[int, int]) -> None:

@@ -26,7 +26,7 @@ DEFAULT_MODEL_PATH = REPO_ROOT / "models" / "vpd-n.onnx"
 
 @dataclass(frozen=True)
 class TilingSettings:
-    """Tiles are the model input size at native scale; ``overlap`` px shared by neighbours."""
+    """Tiles have the model's training-crop size in native pixels; ``overlap`` px shared by neighbours."""
 
     enabled: bool = True
     overlap: int = 128
@@ -96,7 +96,7 @@ class VpdDetector:
     def detect(self, frame: np.ndarray) -> Detections:
         """Detections for a (H, W, 3) uint8 BGR frame in frame pixels; tiled when the frame is large."""
         hw = frame.shape[:2]
-        if not (self.tiling.enabled and needs_tiling(hw, self.metadata.input_hw, self.tiling.trigger_ratio)):
+        if not (self.tiling.enabled and needs_tiling(hw, self.metadata.tile_hw, self.tiling.trigger_ratio)):
             xyxy, scores, class_ids = self.infer(frame)
             return Detections(xyxy, scores, class_ids, self.class_names, sources=np.full(len(xyxy), Source.DETECTOR))
         return self._detect_tiled(frame)
@@ -104,8 +104,9 @@ class VpdDetector:
     def _detect_tiled(self, frame: np.ndarray) -> Detections:
         hw = frame.shape[:2]
         boxes, scores, classes, truncated = [], [], [], []
-        overlap = min(self.tiling.overlap, min(self.metadata.input_hw) // 4)
-        for tile in plan_tiles(hw, self.metadata.input_hw, overlap):
+        tile_hw = self.metadata.tile_hw
+        overlap = min(self.tiling.overlap, min(tile_hw) // 4)
+        for tile in plan_tiles(hw, tile_hw, overlap):
             xyxy, s, c = self.infer(frame[tile.y0 : tile.y1, tile.x0 : tile.x1])
             xyxy = xyxy + np.array([tile.x0, tile.y0, tile.x0, tile.y0], np.float32)
             boxes.append(xyxy), scores.append(s), classes.append(c)

@@ -69,3 +69,14 @@ def test_metadata_class_count_must_match_output(tmp_path):
     path = make_detector_onnx(tmp_path / "m.onnx", [], metadata={"vpd_class_names": '["a", "b", "c", "d", "e"]'})
     with pytest.raises(ModelError, match="does not match"):
         VpdDetector.from_path(path)
+
+
+def test_tile_size_from_metadata_sets_native_tile(tmp_path):
+    # Input 64 px, trained on 128-px native crops: a 256-px frame → tiles of 128 letterboxed to 64.
+    path = make_detector_onnx(tmp_path / "m.onnx", [(2, 10, 10, 20, 20, 0.9)], metadata={"vpd_tile_size": "128"})
+    det = VpdDetector.from_path(path)
+    assert det.metadata.tile_hw == (128, 128)
+    d = det.detect(np.zeros((256, 256, 3), np.uint8))
+    # each 128-px tile maps input box (10..20) to tile pixels (20..40)
+    widths = d.xyxy[:, 2] - d.xyxy[:, 0]
+    assert np.isclose(widths, 20, atol=1).any()

@@ -1,0 +1,193 @@
+"""OCR text-PII recogniser: RapidOCR (PP-OCR ONNX models shipped in the ``rapidocr`` wheel,
+Apache-2.0) reads lines and word boxes; ``app.core.pii_recognisers`` finds PII spans; each span
+becomes a box over just that span (``app.core.pii_spans``).
+
+The models run on our own ONNX Runtime sessions (``create_session``: CUDA → CPU), swapped into
+RapidOCR's engine after it is built, so the provider in use is known and shown. Model paths are
+passed explicitly so RapidOCR never tries to download anything.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import time
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.core.errors import DetectorUnavailable, ModelError
+from app.core.pii_recognisers import find_pii
+from app.core.pii_spans import TextLine, span_xyxy
+from app.core.policy import TEXT_PII
+from app.inference.session import active_provider, create_session
+
+log = logging.getLogger(__name__)
+
+MODEL_FILES = {"Det": "PP-OCRv6_det_small.onnx", "Rec": "PP-OCRv6_rec_small.onnx", "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx"}
+INSTALL_HINT = "pip install rapidocr (it needs no second onnxruntime: the app's onnxruntime-gpu serves it)"
+
+
+@dataclass(frozen=True)
+class OcrSettings:
+    """``min_line_score``: lines read with less confidence count as "not read" (still scanned).
+    ``max_side``: frames are downscaled to this longest side before text detection."""
+
+    min_line_score: float = 0.6
+    max_side: int = 2560
+    use_angle_cls: bool = False  # 180°-rotated text is rare on screens; the classifier costs ~15 %
+
+
+@dataclass(frozen=True)
+class OcrRunInfo:
+    """What the last ``detect`` call read: lines, lines not read (low confidence or non-Latin
+    script, which the recognisers do not cover), PII spans found and seconds taken."""
+
+    lines: int = 0
+    not_read: int = 0
+    non_latin: int = 0
+    spans: int = 0
+    seconds: float = 0.0
+
+
+def rapidocr_model_dir() -> Path:
+    """Folder holding RapidOCR's bundled models; ``DetectorUnavailable`` when not installed."""
+    spec = importlib.util.find_spec("rapidocr")
+    if spec is None or not spec.submodule_search_locations:
+        raise DetectorUnavailable(f"OCR is off: the rapidocr package is not installed ({INSTALL_HINT})")
+    folder = Path(list(spec.submodule_search_locations)[0]) / "models"
+    missing = [name for name in MODEL_FILES.values() if not (folder / name).is_file()]
+    if missing:
+        raise DetectorUnavailable(f"OCR is off: rapidocr is installed but lacks its bundled models {missing} in {folder}")
+    return folder
+
+
+def latin_share(text: str) -> float:
+    """Share of letters in ``text`` that are Latin script (digits and punctuation ignored)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return 1.0
+    return sum("LATIN" in unicodedata.name(ch, "") for ch in letters) / len(letters)
+
+
+def _quad(box) -> np.ndarray:
+    return np.asarray(box, np.float32).reshape(4, 2)
+
+
+class OcrPiiDetector:
+    """``Detector`` plug-in: OCR → PII spans → span boxes, tagged ``Source.OCR``."""
+
+    name = "ocr"
+
+    def __init__(self, engine, providers: str, settings: OcrSettings = OcrSettings()) -> None:
+        self.engine = engine
+        self._provider = providers
+        self.settings = settings
+        self.last_run = OcrRunInfo()
+
+    @classmethod
+    def from_package(cls, providers: Sequence[str] | None = None, settings: OcrSettings = OcrSettings()) -> "OcrPiiDetector":
+        """Build RapidOCR from its bundled models on our sessions; ``DetectorUnavailable`` if absent."""
+        folder = rapidocr_model_dir()
+        try:
+            from rapidocr import RapidOCR
+        except ImportError as exc:
+            raise DetectorUnavailable(f"OCR is off: rapidocr cannot be imported ({exc}); {INSTALL_HINT}") from exc
+        params = {"Global.log_level": "error", "Global.max_side_len": settings.max_side, "Global.text_score": 0.3,
+                  "Global.use_cls": settings.use_angle_cls}  # fmt: skip
+        params.update({f"{k}.model_path": str(folder / name) for k, name in MODEL_FILES.items()})
+        try:
+            engine = RapidOCR(params=params)
+            loaders = {"Det": engine._load_det_model, "Rec": engine._load_rec_model}
+            if settings.use_angle_cls:
+                loaders["Cls"] = engine._load_cls_model
+            used = []
+            for key, load in loaders.items():
+                stage = load()
+                stage.session.session = create_session(folder / MODEL_FILES[key], providers)
+                used.append(active_provider(stage.session.session))
+        except ModelError:
+            raise
+        except Exception as exc:  # RapidOCR's own config/engine errors
+            raise DetectorUnavailable(f"OCR is off: rapidocr failed to start ({type(exc).__name__}: {exc})") from exc
+        return cls(engine, "/".join(sorted(set(used))), settings)
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        """The taxonomy's on-screen text PII classes."""
+        return TEXT_PII
+
+    @property
+    def provider(self) -> str:
+        """Execution provider of the OCR models ('CUDA', 'CPU')."""
+        return self._provider
+
+    def read_lines(self, frame: np.ndarray) -> list[TextLine]:
+        """Recognised lines of a (H, W, 3) uint8 BGR frame, with word boxes, in frame pixels."""
+        if frame.shape[0] < 8 or frame.shape[1] < 8:
+            return []
+        result = self.engine(np.ascontiguousarray(frame), return_word_box=True)
+        if result.boxes is None or result.txts is None:
+            return []
+        words_per_line = result.word_results or ((),) * len(result.txts)
+        lines = []
+        for box, text, score, words in zip(result.boxes, result.txts, result.scores, words_per_line):
+            word_boxes = tuple((w, _quad(b)) for w, _, b in (words or ()) if b is not None and w)
+            lines.append(TextLine(str(text), _quad(box), float(score), word_boxes))
+        return lines
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """PII boxes for a (H, W, 3) uint8 BGR frame, in frame pixels, ``Source.OCR``."""
+        t0 = time.perf_counter()
+        lines = self.read_lines(frame)
+        boxes, scores, classes = [], [], []
+        index = {n: i for i, n in enumerate(TEXT_PII)}
+        not_read = non_latin = 0
+        for i, line in enumerate(_reading_order(lines)):
+            context = _line_above(lines, line)
+            if latin_share(line.text) < 0.5:
+                non_latin += 1
+            elif line.score < self.settings.min_line_score:
+                not_read += 1
+            for span in find_pii(line.text, context):
+                boxes.append(span_xyxy(line, span.start, span.end))
+                scores.append(span.score * (0.6 + 0.4 * min(1.0, line.score)))
+                classes.append(index[span.class_name])
+        seconds = time.perf_counter() - t0
+        self.last_run = OcrRunInfo(len(lines), not_read + non_latin, non_latin, len(boxes), seconds)
+        if not_read or non_latin:
+            log.info("OCR: %d of %d lines not read (%d non-Latin script, %d low confidence)",
+                     not_read + non_latin, len(lines), non_latin, not_read)  # fmt: skip
+        if not boxes:
+            return Detections.empty(TEXT_PII)
+        n = len(boxes)
+        return Detections(np.array(boxes, np.float32), np.array(scores, np.float32), np.array(classes, np.int32),
+                          TEXT_PII, sources=np.full(n, Source.OCR, np.int8))  # fmt: skip
+
+
+def _reading_order(lines: list[TextLine]) -> list[TextLine]:
+    return sorted(lines, key=lambda l: (float(l.quad[:, 1].min()), float(l.quad[:, 0].min())))
+
+
+def _line_above(lines: list[TextLine], line: TextLine) -> str:
+    """Text of the nearest line above ``line`` that overlaps it horizontally (a form label), plus
+    the text left of it on the same row (``Name:  John``)."""
+    x0, y0 = float(line.quad[:, 0].min()), float(line.quad[:, 1].min())
+    x1, h = float(line.quad[:, 0].max()), float(np.ptp(line.quad[:, 1])) or 1.0
+    best, best_gap, left = "", 3.0 * h, []
+    for other in lines:
+        if other is line:
+            continue
+        ox0, oy0, ox1, oy1 = other.quad[:, 0].min(), other.quad[:, 1].min(), other.quad[:, 0].max(), other.quad[:, 1].max()
+        if oy1 <= y0 + 0.3 * h and ox1 > x0 - h and ox0 < x1:
+            gap = y0 - oy1
+            if 0 <= gap + 0.3 * h < best_gap:
+                best, best_gap = other.text, gap + 0.3 * h
+        elif abs(oy0 - y0) < 0.5 * h and ox1 <= x0 + 2 and x0 - ox1 < 20 * h:
+            left.append((float(ox1), other.text))
+    same_row = max(left)[1] if left else ""
+    return f"{best} {same_row}".strip()
