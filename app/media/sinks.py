@@ -86,6 +86,9 @@ class VideoFileSink:
             self.target.parent.mkdir(parents=True, exist_ok=True)
             fd, name = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".part", dir=self.target.parent)
             os.close(fd)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(name, 0o666 & ~umask)  # mkstemp makes 0600; a video should get normal permissions
         except OSError as exc:
             raise OutputError(f"{self.target.parent}: cannot write here ({exc.strerror or exc})") from None
         self.tmp = Path(name)

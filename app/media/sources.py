@@ -1,0 +1,194 @@
+"""Live and file frame sources behind one small interface.
+
+``open_source(spec)``: ``camera:N`` (OpenCV), ``screen`` / ``screen:N`` (mss), ``window:TITLE``
+or a bare window title (X11 via xdotool/wmctrl), ``synthetic[:WxH]``, or a video file (PyAV).
+Every source yields (H, W, 3) uint8 BGR frames from ``read()`` and None at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from app.core.errors import SourceError
+from app.media.video_synthetic import SyntheticSource
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FrameSource", "open_source", "CameraSource", "ScreenSource", "VideoFileSource", "SyntheticSource"]
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """``read()`` → (H, W, 3) uint8 BGR or None at end/disconnect; ``fps``; ``size`` = (w, h)."""
+
+    fps: float
+
+    @property
+    def size(self) -> tuple[int, int]: ...
+
+    def read(self) -> np.ndarray | None: ...
+
+    def close(self) -> None: ...
+
+
+class _ContextMixin:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class CameraSource(_ContextMixin):
+    """A camera through OpenCV. ``read()`` returns None once the device stops delivering."""
+
+    def __init__(self, index: int, width: int | None = None, height: int | None = None) -> None:
+        import cv2
+
+        self._cap = cv2.VideoCapture(index)
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise SourceError(f"camera {index}: no such camera or it is in use by another program")
+        if width and height:
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        ok, first = self._cap.read()
+        if not ok or first is None:
+            self._cap.release()
+            raise SourceError(f"camera {index}: opened but delivers no frames")
+        self._first: np.ndarray | None = first
+        self.fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 30.0) or 30.0
+        self._size = (first.shape[1], first.shape[0])
+        self.index = index
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._size
+
+    def read(self) -> np.ndarray | None:
+        if self._first is not None:
+            frame, self._first = self._first, None
+            return frame
+        ok, frame = self._cap.read()
+        return frame if ok else None
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class ScreenSource(_ContextMixin):
+    """A monitor (1-based as in mss; 0 = all monitors) or a region ``(left, top, width, height)``."""
+
+    def __init__(self, monitor: int = 1, region: tuple[int, int, int, int] | None = None, fps: float = 30.0) -> None:
+        try:
+            import mss
+
+            self._sct = mss.mss()
+        except Exception as exc:  # noqa: BLE001 - mss raises ScreenShotError and friends
+            raise SourceError(f"screen capture unavailable: {exc} (no display?)") from None
+        monitors = self._sct.monitors
+        if region is not None:
+            left, top, w, h = region
+            self._box = {"left": left, "top": top, "width": w + (w & 1), "height": h + (h & 1)}
+        elif 0 <= monitor < len(monitors):
+            self._box = dict(monitors[monitor])
+        else:
+            self._sct.close()
+            raise SourceError(f"screen {monitor}: no such monitor; {len(monitors) - 1} found")
+        self.fps = fps
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._box["width"], self._box["height"]
+
+    def read(self) -> np.ndarray | None:
+        try:
+            shot = self._sct.grab(self._box)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("screen capture stopped: %s", exc)
+            return None
+        return np.ascontiguousarray(np.asarray(shot)[..., :3])
+
+    def close(self) -> None:
+        self._sct.close()
+
+
+def window_region(title: str) -> tuple[int, int, int, int]:
+    """(left, top, width, height) of the first X11 window whose title contains ``title``."""
+    if shutil.which("xdotool"):
+        try:
+            wid = subprocess.run(["xdotool", "search", "--name", title], capture_output=True, text=True, timeout=5)
+            ids = wid.stdout.split()
+            if ids:
+                geo = subprocess.run(["xdotool", "getwindowgeometry", "--shell", ids[0]], capture_output=True,
+                                     text=True, timeout=5).stdout  # fmt: skip
+                vals = dict(line.split("=", 1) for line in geo.splitlines() if "=" in line)
+                return int(vals["X"]), int(vals["Y"]), int(vals["WIDTH"]), int(vals["HEIGHT"])
+        except (OSError, subprocess.SubprocessError, KeyError, ValueError) as exc:
+            raise SourceError(f"window {title!r}: xdotool failed ({exc})") from None
+    elif shutil.which("wmctrl"):
+        out = subprocess.run(["wmctrl", "-lG"], capture_output=True, text=True, timeout=5).stdout
+        for line in out.splitlines():
+            parts = line.split(None, 7)
+            if len(parts) == 8 and title.lower() in parts[7].lower():
+                return int(parts[2]), int(parts[3]), int(parts[4]), int(parts[5])
+    else:
+        raise SourceError(
+            f"window {title!r}: cannot find windows by title here (install xdotool or wmctrl on X11), "
+            "or capture a screen with --source screen"
+        )
+    raise SourceError(f"window {title!r}: no window with that title is open")
+
+
+class VideoFileSource(_ContextMixin):
+    """Frames of a video file, upright (display rotation applied); None at the end."""
+
+    def __init__(self, path: str | Path) -> None:
+        from app.media.video_export import decoded_frames, open_video_input
+
+        self.path = Path(path)
+        self._inp = open_video_input(self.path, want_audio=False)
+        self.fps = self._inp.fps
+        self._frames = decoded_frames(self._inp, self.path)
+        self._size = (self._inp.video.codec_context.width, self._inp.video.codec_context.height)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._size
+
+    def read(self) -> np.ndarray | None:
+        from app.media.video_export import upright
+
+        frame = next(self._frames, None)
+        return None if frame is None else upright(frame)[0]
+
+    def close(self) -> None:
+        self._frames.close()
+        self._inp.container.close()
+
+
+def open_source(spec: str) -> FrameSource:
+    """Open a source from its command-line spelling; ``SourceError`` with a reason if impossible."""
+    spec = spec.strip()
+    if m := re.fullmatch(r"camera(?::(\d+))?", spec):
+        return CameraSource(int(m.group(1) or 0))
+    if m := re.fullmatch(r"screen(?::(\d+))?", spec):
+        return ScreenSource(int(m.group(1) or 1))
+    if m := re.fullmatch(r"synthetic(?::(\d+)x(\d+))?", spec):
+        w, h = (int(m.group(1)), int(m.group(2))) if m.group(1) else (1280, 720)
+        return SyntheticSource(w, h, 30.0, n_frames=None, realtime=True)
+    if spec.startswith("window:"):
+        return ScreenSource(region=window_region(spec[len("window:"):]))
+    path = Path(spec)
+    if path.exists():
+        return VideoFileSource(path)
+    if path.suffix:  # looks like a file name
+        raise SourceError(f"{spec}: file not found")
+    return ScreenSource(region=window_region(spec))

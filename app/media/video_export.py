@@ -1,0 +1,292 @@
+"""Offline video export: decode → detect every ``stride``-th frame → fill gaps → redact → H.264.
+
+Two passes over the file (``bidirectional``, the default): the first collects detections, the
+second decodes again and writes each frame with every box its track needs on it — interpolated
+between hits and held before the first and after the last hit — so a box missed on some frames
+cannot flash through. Single-pass mode uses the live tracker instead (hold forward only).
+
+Audio packets are remuxed unchanged (AAC re-encode when the container refuses the codec), in
+sync by keeping source timestamps; no container or stream metadata is copied. Display-matrix
+rotation is applied to the pixels, so output is upright with no rotation tag. The output is
+written to a temp file beside the target and renamed on success; failure or cancel removes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.core.errors import Cancelled, OutputError, SourceError
+from app.core.gapfill import GapFillSettings, fill_gaps
+from app.core.pipeline import Pipeline
+from app.core.tracking import PrivacyTracker, TrackerSettings
+from app.media.sinks import VideoFileSink
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, "int | None"], None]
+FrameHook = Callable[[int, Detections], None]
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """``stride``: run the detector every N-th frame. ``hold_s``: seconds a track stays masked
+    before its first / after its last hit. ``crf``: x264 quality (lower = better, 18–28 usual).
+    ``bidirectional``: two passes with gap filling (off: one pass, live tracker)."""
+
+    keep_audio: bool = True
+    stride: int = 2
+    hold_s: float = 1.0
+    crf: int = 20
+    preset: str = "veryfast"
+    bidirectional: bool = True
+    max_gap_s: float = 3.0
+
+    def __post_init__(self) -> None:
+        if self.stride < 1:
+            raise ValueError(f"stride must be ≥ 1, got {self.stride}")
+        if self.hold_s < 0:
+            raise ValueError(f"hold must be ≥ 0 s, got {self.hold_s}")
+        if not 0 <= self.crf <= 51:
+            raise ValueError(f"crf must be 0–51, got {self.crf}")
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What an export did: frame counts, detector hits, gap-filled boxes, audio handling, time."""
+
+    source: Path
+    target: Path
+    frames: int
+    detected_frames: int
+    hits: int
+    filled: int
+    width: int
+    height: int
+    fps: float
+    rotation: int
+    audio: str  # 'copied', 're-encoded (aac)', 'dropped', 'none'
+    seconds: float
+
+    @property
+    def throughput_fps(self) -> float:
+        """Frames written per wall-clock second, both passes included."""
+        return self.frames / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class VideoInput:
+    """An opened video file: PyAV container, its first video (and audio) stream, rate, frame estimate."""
+
+    container: object
+    video: object
+    audio: object | None
+    fps: float
+    est_frames: int | None
+
+
+def open_video_input(path: Path, want_audio: bool) -> VideoInput:
+    import av
+
+    if not path.exists():
+        raise SourceError(f"{path}: file not found")
+    if path.is_dir():
+        raise SourceError(f"{path}: is a folder")
+    try:
+        container = av.open(str(path), "r")
+    except (av.FFmpegError, OSError, ValueError) as exc:
+        raise SourceError(f"{path}: not a readable video (truncated or corrupt? {exc})") from None
+    if not container.streams.video:
+        container.close()
+        raise SourceError(f"{path}: has no video stream")
+    video = container.streams.video[0]
+    video.thread_type = "AUTO"
+    audio = container.streams.audio[0] if (want_audio and container.streams.audio) else None
+    rate = video.average_rate or video.guessed_rate or video.base_rate or 30
+    fps = float(rate)
+    est = video.frames or None
+    if not est and video.duration and video.time_base:
+        est = int(float(video.duration * video.time_base) * fps) or None
+    return VideoInput(container, video, audio, fps, est)
+
+
+def decoded_frames(inp: VideoInput, path: Path, on_audio: Callable | None = None) -> Iterator:
+    """Video frames in decode order; audio packets go to ``on_audio``. Decode errors → SourceError."""
+    import av
+
+    streams = [inp.video] + ([inp.audio] if (on_audio and inp.audio is not None) else [])
+    index = 0
+    try:
+        for packet in inp.container.demux(*streams):
+            if packet.stream.type == "audio":
+                on_audio(packet)
+                continue
+            for frame in packet.decode():
+                yield frame
+                index += 1
+    except av.FFmpegError as exc:
+        raise SourceError(f"{path}: video data is truncated or corrupt after frame {index} ({exc})") from None
+
+
+def upright(frame) -> tuple[np.ndarray, int]:
+    """(H, W, 3) uint8 BGR pixels of a PyAV frame with its display-matrix rotation applied."""
+    arr = frame.to_ndarray(format="bgr24")
+    rot = int(round((getattr(frame, "rotation", 0) or 0) / 90.0)) % 4
+    if rot:  # rotation is counter-clockwise in degrees; np.rot90 turns counter-clockwise too
+        arr = np.ascontiguousarray(np.rot90(arr, k=rot))
+    return arr, rot * 90
+
+
+def _check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("export cancelled; no file written")
+
+
+def export_video(
+    source: Path,
+    target: Path,
+    pipeline: Pipeline,
+    options: ExportOptions = ExportOptions(),
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    on_frame: FrameHook | None = None,
+) -> ExportReport:
+    """Redact ``source`` into ``target`` (.mp4/.mov/.mkv). ``progress(done, total)`` counts frame
+    steps over both passes (total None when unknown); ``on_frame(i, boxes)`` sees the padded boxes
+    drawn on frame ``i``. Raises ``Cancelled``, ``SourceError`` or ``OutputError``; on any of
+    them no output file remains. ``pipeline.tracker`` is not used: each export builds its own."""
+    source, target = Path(source), Path(target)
+    if target.exists():
+        raise OutputError(f"{target}: already exists; not overwriting")
+    if target.resolve() == source.resolve():
+        raise OutputError(f"{target}: output would overwrite the input")
+    t0 = time.perf_counter()
+    if options.bidirectional:
+        plan, info = _collect(source, pipeline, options, progress, cancel)
+        boxes_for = lambda i, frame: plan[i] if i < len(plan) else None  # noqa: E731
+        total = 2 * len(plan)
+        offset = len(plan)
+    else:
+        plan, info, offset = [], None, 0
+        tracker = PrivacyTracker(TrackerSettings(), pipeline.class_names)
+        total = None
+
+        def boxes_for(i: int, frame: np.ndarray) -> Detections:
+            raw = pipeline.select(pipeline.detect(frame)) if i % options.stride == 0 else None
+            return tracker.update(raw, frame)
+
+    inp = open_video_input(source, options.keep_audio)
+    try:
+        if not options.bidirectional:
+            hold = max(int(round(options.hold_s * inp.fps)), 2 * options.stride)
+            tracker.settings = TrackerSettings(hold_frames=hold)
+            total = inp.est_frames
+        return _write(inp, source, target, pipeline, options, boxes_for, offset, total, progress, cancel, on_frame, t0,
+                      plan, info)  # fmt: skip
+    finally:
+        inp.container.close()
+
+
+def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None,
+             cancel: threading.Event | None) -> tuple[list[Detections], dict]:  # fmt: skip
+    """Pass 1: detections on every stride-th frame, then gap filling into a per-frame plan."""
+    inp = open_video_input(source, want_audio=False)
+    hits: dict[int, Detections] = {}
+    n, hw = 0, None
+    est = 2 * inp.est_frames if inp.est_frames else None
+    try:
+        for frame in decoded_frames(inp, source):
+            _check_cancel(cancel)
+            if n % options.stride == 0:
+                pixels, _ = upright(frame)
+                hw = pixels.shape[:2]
+                hits[n] = pipeline.select(pipeline.detect(pixels))
+            n += 1
+            if progress:
+                progress(n, est)
+    finally:
+        inp.container.close()
+    if n == 0 or hw is None:
+        raise SourceError(f"{source}: no video frames could be decoded")
+    hold = int(round(options.hold_s * inp.fps))
+    settings = GapFillSettings(
+        max_gap_frames=max(int(round(options.max_gap_s * inp.fps)), 2 * options.stride),
+        hold_frames=max(hold, options.stride),
+    )
+    plan = fill_gaps(hits, n, hw, pipeline.class_names, settings)
+    return plan, {"detected_frames": len(hits), "hits": sum(len(d) for d in hits.values())}
+
+
+def _write(inp: VideoInput, source: Path, target: Path, pipeline: Pipeline, options: ExportOptions, boxes_for,
+           offset: int, total: int | None, progress, cancel, on_frame, t0: float, plan, info) -> ExportReport:  # fmt: skip
+    """Pass 2: decode again, redact each frame, encode; audio packets remuxed as they come."""
+    sink: VideoFileSink | None = None
+    pending_audio: list = []
+    n = filled = hits = detected = 0
+    last_pts = None
+    rotation, size = 0, (0, 0)
+
+    def on_audio(packet) -> None:
+        if sink is None:
+            pending_audio.append(packet)  # audio before the first video frame
+        else:
+            sink.write_audio(packet)
+
+    try:
+        for frame in decoded_frames(inp, source, on_audio if inp.audio is not None else None):
+            _check_cancel(cancel)
+            pixels, rotation = upright(frame)
+            h, w = pixels.shape[:2]
+            if sink is None:
+                size = (w, h)
+                sink = VideoFileSink(target, inp.fps, size, crf=options.crf, preset=options.preset,
+                                     time_base=inp.video.time_base, audio_template=inp.audio)  # fmt: skip
+                for p in pending_audio:
+                    sink.write_audio(p)
+                pending_audio.clear()
+            elif (w, h) != size:
+                raise SourceError(f"{source}: frame size changes mid-stream ({size} → {(w, h)}); not supported")
+            hidden = boxes_for(n, pixels)
+            if hidden is None:
+                raise SourceError(f"{source}: second pass decoded more frames than the first; file changed?")
+            out = pipeline.render(pixels, hidden)
+            if on_frame is not None:
+                on_frame(n, pipeline.padded(hidden, (h, w)))
+            pts = frame.pts
+            if pts is None or (last_pts is not None and pts <= last_pts):
+                pts = (last_pts + 1) if last_pts is not None else 0
+            last_pts = pts
+            sink.write(out, pts)
+            tracked = hidden.sources == Source.TRACKER
+            filled += int(tracked.sum())
+            hits += int((~tracked).sum())
+            n += 1
+            if progress:
+                progress(offset + n, total)
+        if sink is None:
+            raise SourceError(f"{source}: no video frames could be decoded")
+        if plan and n != len(plan):
+            raise SourceError(f"{source}: second pass decoded {n} frames, the first {len(plan)}; file changed?")
+        audio = "none" if inp.audio is None else ("copied" if sink.copies_audio else "re-encoded (aac)")
+        if not options.keep_audio:
+            audio = "dropped"
+        sink.close()
+    except BaseException:
+        if sink is not None:
+            sink.abort()
+        raise
+    seconds = time.perf_counter() - t0
+    return ExportReport(
+        source=source, target=target, frames=n,
+        detected_frames=(info or {}).get("detected_frames", (n + options.stride - 1) // options.stride),
+        hits=(info or {}).get("hits", hits), filled=filled, width=size[0], height=size[1], fps=inp.fps,
+        rotation=rotation, audio=audio, seconds=seconds,
+    )  # fmt: skip

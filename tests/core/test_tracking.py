@@ -1,0 +1,116 @@
+"""Privacy tracker and bidirectional gap fill, on synthetic detections."""
+
+import numpy as np
+import pytest
+
+from app.core.detections import Detections, Source
+from app.core.gapfill import GapFillSettings, fill_gaps
+from app.core.tracking import PrivacyTracker, TrackerSettings
+
+NAMES = ("email", "face")
+HW = (120, 160)
+
+
+def dets(*boxes, cls=0):
+    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(boxes), 0.9), np.full(len(boxes), cls), NAMES)
+
+
+def contains(outer: np.ndarray, inner: np.ndarray) -> bool:
+    """True if some row of ``outer`` contains box ``inner``."""
+    return bool(np.any((outer[:, 0] <= inner[0] + 1e-4) & (outer[:, 1] <= inner[1] + 1e-4)
+                       & (outer[:, 2] >= inner[2] - 1e-4) & (outer[:, 3] >= inner[3] - 1e-4)))
+
+
+def frame():
+    return np.zeros((*HW, 3), np.uint8)
+
+
+@pytest.mark.parametrize("flow", [False, True])
+def test_output_is_superset_of_input_every_frame(flow):
+    rng = np.random.default_rng(0)
+    tr = PrivacyTracker(TrackerSettings(hold_frames=5, optical_flow=flow))
+    for _ in range(40):
+        n = int(rng.integers(0, 4))
+        xy = rng.uniform(0, 80, (n, 2))
+        boxes = [[x, y, x + rng.uniform(5, 30), y + rng.uniform(5, 20)] for x, y in xy]
+        d = dets(*boxes) if n else Detections.empty(NAMES)
+        out = tr.update(d, frame())
+        for b in d.xyxy:
+            assert contains(out.xyxy, b)
+        assert np.all(out.sources[: len(d)] == Source.DETECTOR)
+
+
+def test_new_detection_masked_on_its_first_frame_and_gets_track_id():
+    tr = PrivacyTracker(TrackerSettings(optical_flow=False))
+    assert len(tr.update(None, frame())) == 0
+    out = tr.update(dets([10, 10, 40, 30]), frame())
+    assert len(out) == 1 and out.track_ids[0] >= 0 and contains(out.xyxy, np.array([10, 10, 40, 30]))
+
+
+def test_lost_box_coasts_with_velocity_dilates_and_expires_after_hold():
+    tr = PrivacyTracker(TrackerSettings(hold_frames=4, optical_flow=False), NAMES)
+    for i in range(3):  # moving right 5 px/frame
+        out = tr.update(dets([10 + 5 * i, 10, 40 + 5 * i, 30]), frame())
+    tid = out.track_ids[0]
+    widths = []
+    for k in range(1, 5):
+        out = tr.update(Detections.empty(NAMES), frame())
+        assert len(out) == 1 and out.sources[0] == Source.TRACKER and out.track_ids[0] == tid
+        assert out.class_ids[0] == 0
+        expected = np.array([20 + 5 * k, 10, 50 + 5 * k, 30], np.float32)  # where it would be now
+        assert contains(out.xyxy, expected)
+        widths.append(out.xyxy[0, 2] - out.xyxy[0, 0])
+    assert widths == sorted(widths) and widths[-1] > widths[0]  # dilates with age
+    assert len(tr.update(Detections.empty(NAMES), frame())) == 0  # hold over
+
+
+def test_stride_frames_carry_boxes_and_reacquire_same_track():
+    tr = PrivacyTracker(TrackerSettings(hold_frames=6, optical_flow=False), NAMES)
+    out1 = tr.update(dets([10, 10, 40, 30]), frame())
+    assert len(tr.update(None, frame())) == 1
+    out3 = tr.update(dets([14, 10, 44, 30]), frame())
+    assert out3.track_ids[0] == out1.track_ids[0]
+
+
+def test_fast_motion_gets_more_padding():
+    def width_after(step):
+        tr = PrivacyTracker(TrackerSettings(optical_flow=False), NAMES)
+        for i in range(3):
+            out = tr.update(dets([10 + step * i, 10, 30 + step * i, 30]), frame())
+        return out.xyxy[0, 2] - out.xyxy[0, 0]
+    assert width_after(8) > width_after(1) >= 20
+
+
+def test_optical_flow_follows_a_textured_box():
+    img = np.zeros((*HW, 3), np.uint8)
+    rng = np.random.default_rng(1)
+    patch = rng.integers(0, 255, (20, 30, 3), dtype=np.uint8)
+    tr = PrivacyTracker(TrackerSettings(hold_frames=10, optical_flow=True, dilate_per_frame=0.0), NAMES)
+    f0 = img.copy(); f0[20:40, 20:50] = patch
+    tr.update(dets([20, 20, 50, 40]), f0)
+    f1 = img.copy(); f1[20:40, 26:56] = patch  # moved 6 px right, not detected
+    out = tr.update(Detections.empty(NAMES), f1)
+    assert abs(out.xyxy[0, 0] - 26) < 2.5 and abs(out.xyxy[0, 2] - 56) < 2.5
+
+
+def test_gap_fill_masks_every_frame_between_hits_both_directions():
+    # An object moving 4 px/frame, detected only on frames 5 and 15 (a 9-frame gap).
+    truth = {f: np.array([10 + 4 * f, 20, 40 + 4 * f, 40], np.float32) for f in range(25)}
+    hits = {5: dets(truth[5]), 15: dets(truth[15])}
+    hits.update({f: Detections.empty(NAMES) for f in range(25) if f not in hits})
+    plan = fill_gaps(hits, 25, (200, 400), NAMES, GapFillSettings(max_gap_frames=20, hold_frames=5))
+    for f in range(0, 21):  # hold 5 before the first and after the last hit
+        assert contains(plan[f].xyxy, truth[f]), f
+    assert len(plan[22]) == 0
+    ids = {int(t) for f in range(5, 16) for t in plan[f].track_ids}
+    assert len(ids) == 1 and -1 not in ids  # one track
+    assert plan[10].sources[0] == Source.TRACKER and plan[5].sources[0] == Source.DETECTOR
+
+
+def test_gap_fill_keeps_separate_objects_and_classes_apart():
+    hits = {0: dets([0, 0, 10, 10]), 4: dets([0, 0, 10, 10])}
+    hits[2] = dets([100, 100, 110, 110], cls=1)
+    plan = fill_gaps(hits, 5, HW, NAMES, GapFillSettings(max_gap_frames=10, hold_frames=1))
+    assert contains(plan[2].xyxy, np.array([0, 0, 10, 10]))  # filled between 0 and 4
+    assert contains(plan[2].xyxy, np.array([100, 100, 110, 110]))
+    assert not contains(plan[0].xyxy, np.array([100, 100, 110, 110]))  # hold 1 only
