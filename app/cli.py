@@ -14,6 +14,7 @@ COMMAND_MODULES = {
     "gui": "app.commands.gui",
     "image": "app.commands.image",
     "bench": "app.commands.bench",
+    "eval": "app.commands.eval",
 }
 
 

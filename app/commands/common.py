@@ -17,6 +17,8 @@ def add_detection_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--cpu", action="store_true", help="run on the CPU even if a GPU is available")
     g.add_argument("--no-tiling", action="store_true", help="detect on one downscaled view only (faster, misses small text)")
     g.add_argument("--no-detector", action="store_true", help="switch off the VPD detector")
+    g.add_argument("--no-faces", action="store_true", help="switch off the face detector (CenterFace)")
+    g.add_argument("--no-ocr", action="store_true", help="switch off the OCR text-PII recogniser")
     g = parser.add_argument_group("policy and style")
     g.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET, help="which classes to hide (default: %(default)s)")
     g.add_argument("--classes", default=None, help="comma-separated class names to hide; overrides --preset")
@@ -33,6 +35,8 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         providers=("CPUExecutionProvider",) if args.cpu else None,
         tiling=not args.no_tiling,
         use_detector=not args.no_detector,
+        use_faces=not getattr(args, "no_faces", False),
+        use_ocr=not getattr(args, "no_ocr", False),
     )
 
 

@@ -22,6 +22,8 @@ class DetectorConfig:
     providers: tuple[str, ...] | None = None
     tiling: bool = True
     use_detector: bool = True
+    use_faces: bool = True
+    use_ocr: bool = True
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,17 @@ def build_detectors(config: DetectorConfig) -> BuiltDetectors:
         try:
             detectors.append(VpdDetector.from_path(config.model_path, config.providers, tiling=config.tiling))
         except (ModelError, DetectorUnavailable) as exc:
+            if config.model_path is not None:
+                raise  # a model the user named explicitly must load; only the default may be absent
+            errors.append(exc)
+            warnings.append(str(exc))
+    # Faces and OCR are optional plug-ins: a missing package becomes a warning, the rest keep working.
+    for enabled, load in ((config.use_faces, _load_faces), (config.use_ocr, _load_ocr)):
+        if not enabled:
+            continue
+        try:
+            detectors.append(load(config))
+        except (ModelError, DetectorUnavailable) as exc:
             errors.append(exc)
             warnings.append(str(exc))
     if not detectors:
@@ -54,6 +67,18 @@ def build_detectors(config: DetectorConfig) -> BuiltDetectors:
             raise errors[0]
         raise ModelError("no detector enabled: enable at least one of the detector, faces or OCR")
     return BuiltDetectors(tuple(detectors), tuple(warnings))
+
+
+def _load_faces(config: DetectorConfig) -> Detector:
+    from app.inference.face_centerface import CenterFaceDetector
+
+    return CenterFaceDetector.from_package(config.providers)
+
+
+def _load_ocr(config: DetectorConfig) -> Detector:
+    from app.inference.ocr_rapid import OcrPiiDetector
+
+    return OcrPiiDetector.from_package(config.providers)
 
 
 def first_provider(detectors: Sequence[Detector]) -> str:

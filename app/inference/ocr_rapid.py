@@ -189,5 +189,7 @@ def _line_above(lines: list[TextLine], line: TextLine) -> str:
                 best, best_gap = other.text, gap + 0.3 * h
         elif abs(oy0 - y0) < 0.5 * h and ox1 <= x0 + 2 and x0 - ox1 < 20 * h:
             left.append((float(ox1), other.text))
-    same_row = max(left)[1] if left else ""
+        elif abs(oy0 - y0) < 0.5 * h and ox0 >= x1 - 2 and ox0 - x1 < 20 * h:
+            left.append((-float(ox0), other.text))  # a type label on the right ("Mobile", "Birthday")
+    same_row = " ".join(t for _, t in sorted(left, reverse=True)[:2])
     return f"{best} {same_row}".strip()

@@ -1,0 +1,219 @@
+"""``vpd-redact eval DATASET``: how much personal data each source hides, and at what cost.
+
+DATASET is a YOLO folder (``data.yaml`` + images/labels, pick ``--split``) or a JSON annotation
+file / folder holding ``annotations.json`` (``[{file, width, height, kind, boxes: [{category,
+box: xyxy}]}]``). Every loaded detector runs once per image; the figures are then computed for
+each source alone (detector, faces, OCR) and for their fusion, from the same raw detections:
+
+* recall-at-coverage: share of GT boxes ≥ 90 % covered by the padded redaction mask (any class);
+* FP area: share of redacted pixels outside all GT boxes; on negative images, share redacted;
+* for YOLO datasets also mAP50, mAP50-95 and per-class AP of the fused detections.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from app.commands.common import add_detection_args, detector_config, policy_from_args, redaction_from_args
+from app.core.detections import Detections, Source, concat
+from app.core.errors import VpdError
+from app.core.metrics import APAccumulator, CoverageTally, redaction_mask
+from app.core.pipeline import Pipeline
+from app.inference.factory import build_detectors
+from app.media.image_io import SUPPORTED_SUFFIXES, read_image
+
+SOURCE_VARIANTS = {"detector": (Source.DETECTOR,), "faces": (Source.FACE,), "ocr": (Source.OCR,),
+                   "fusion": (Source.DETECTOR, Source.FACE, Source.OCR)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One labelled image: path, kind (screenshot/photo/document/negative/…), GT boxes xyxy px, categories."""
+
+    path: Path
+    kind: str
+    gt_xyxy: np.ndarray
+    categories: tuple[str, ...]
+
+
+def add_parser(sub) -> None:
+    """Register the ``eval`` sub-command."""
+    p = sub.add_parser("eval", help="measure recall-at-coverage, FP area and mAP on a labelled dataset",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    p.add_argument("dataset", type=Path, help="YOLO folder with data.yaml, or annotations.json (or its folder)")
+    p.add_argument("--split", default="val", help="YOLO split to evaluate (default: %(default)s)")
+    p.add_argument("--limit", type=int, default=None, help="evaluate at most this many images")
+    p.add_argument("--coverage", type=float, default=0.9, help="share of a GT box that must be hidden (default: %(default)s)")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write all figures to this JSON file")
+    add_detection_args(p)
+    p.set_defaults(run=run)
+
+
+def load_json_dataset(path: Path) -> list[Sample]:
+    """Samples from a real-dev style ``annotations.json``."""
+    root = path.parent
+    records = json.loads(path.read_text())
+    return [
+        Sample(root / r["file"], r.get("kind", "unknown"),
+               np.array([b["box"] for b in r.get("boxes", [])], np.float32).reshape(-1, 4),
+               tuple(b["category"] for b in r.get("boxes", [])))  # fmt: skip
+        for r in records
+    ]
+
+
+def _yaml_names(data: dict) -> list[str]:
+    names = data.get("names", [])
+    return [names[k] for k in sorted(names)] if isinstance(names, dict) else list(names)
+
+
+def load_yolo_dataset(folder: Path, split: str) -> tuple[list[Sample], list[str]]:
+    """Samples of ``split`` from a YOLO dataset and its class names (GT converted to pixels)."""
+    import yaml
+
+    yaml_path = folder / "data.yaml" if folder.is_dir() else folder
+    data = yaml.safe_load(yaml_path.read_text())
+    names = _yaml_names(data)
+    root = Path(data.get("path") or yaml_path.parent)
+    if not root.is_absolute():
+        root = (yaml_path.parent / root).resolve()
+    if not root.exists():
+        root = yaml_path.parent
+    image_dir = root / str(data.get(split, f"images/{split}"))
+    if not image_dir.is_dir():
+        raise VpdError(f"{yaml_path}: split {split!r} folder {image_dir} does not exist")
+    samples = []
+    for img in sorted(p for p in image_dir.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES):
+        rel = img.relative_to(root)
+        parts = list(rel.parts)
+        if "images" in parts:
+            parts[parts.index("images")] = "labels"
+        label = (root / Path(*parts)).with_suffix(".txt")
+        rows = np.loadtxt(label, ndmin=2) if label.is_file() and label.stat().st_size else np.zeros((0, 5))
+        samples.append(Sample(img, "negative" if not len(rows) else "synthetic", rows[:, 1:5].astype(np.float32),
+                              tuple(names[int(c)] for c in rows[:, 0])))  # fmt: skip
+    return samples, names
+
+
+def _to_pixels(sample: Sample, hw: tuple[int, int], normalised: bool) -> np.ndarray:
+    if not normalised or not len(sample.gt_xyxy):
+        return sample.gt_xyxy
+    h, w = hw
+    c = sample.gt_xyxy
+    return np.stack([(c[:, 0] - c[:, 2] / 2) * w, (c[:, 1] - c[:, 3] / 2) * h,
+                     (c[:, 0] + c[:, 2] / 2) * w, (c[:, 1] + c[:, 3] / 2) * h], axis=1).astype(np.float32)  # fmt: skip
+
+
+def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_names: list[str] | None,
+             coverage: float = 0.9, progress: bool = True) -> dict:  # fmt: skip
+    """Run every detector once per sample and tally each source variant; returns a JSON-able dict."""
+    tallies: dict[tuple[str, str, str], CoverageTally] = {}
+    seconds = {d.name: 0.0 for d in pipeline.detectors}
+    ap = APAccumulator(tuple(class_names)) if class_names else None
+
+    def tally(*key: str) -> CoverageTally:
+        return tallies.setdefault(key, CoverageTally(coverage))
+
+    for sample in tqdm(samples, desc="evaluating", unit="img", file=sys.stderr, disable=not progress or None):
+        pixels = read_image(sample.path).pixels
+        hw = pixels.shape[:2]
+        gt = _to_pixels(sample, hw, normalised)
+        parts = []
+        for det in pipeline.detectors:
+            t0 = time.perf_counter()
+            parts.append(det.detect(pixels))
+            seconds[det.name] += time.perf_counter() - t0
+        raw = concat(parts, pipeline.class_names)
+        for variant, sources in SOURCE_VARIANTS.items():
+            chosen = raw.take(np.isin(raw.sources, [int(s) for s in sources]))
+            mask = redaction_mask(pipeline.padded(pipeline.select(chosen), hw).xyxy, hw)
+            cov = tally(variant, "all", "all").add(gt, mask)
+            tally(variant, "kind", sample.kind).add(gt, mask)
+            for cat in sorted(set(sample.categories)):
+                tally(variant, "category", cat).add_boxes(cov[np.array(sample.categories) == cat])
+        if ap is not None:
+            _add_ap(ap, raw, gt, sample.categories, class_names)
+    n = max(len(samples), 1)
+    result = {
+        "images": len(samples),
+        "coverage": coverage,
+        "seconds_per_image": {k: v / n for k, v in seconds.items()},
+        "tallies": [{"source": k[0], "group": k[1], "name": k[2], **t.as_dict()} for k, t in sorted(tallies.items())],
+    }
+    if ap is not None:
+        result["ap"] = ap.summary()
+    return result
+
+
+def _add_ap(ap: APAccumulator, raw: Detections, gt: np.ndarray, categories, class_names: list[str]) -> None:
+    index = {n: i for i, n in enumerate(class_names)}
+    labels = raw.labels
+    keep = np.array([lab in index for lab in labels], bool)
+    pred_cls = np.array([index[lab] for lab, k in zip(labels, keep) if k], np.int64)
+    ap.add(raw.xyxy[keep], raw.scores[keep], pred_cls, gt, np.array([index[c] for c in categories], np.int64))
+
+
+def _fmt(v) -> str:
+    return "    -" if v is None else f"{100 * v:5.1f}"
+
+
+def format_table(result: dict) -> str:
+    """Plain-text table: one row per (group, name), recall and FP area per source variant."""
+    rows: dict[tuple[str, str], dict] = {}
+    for t in result["tallies"]:
+        rows.setdefault((t["group"], t["name"]), {})[t["source"]] = t
+    variants = list(SOURCE_VARIANTS)
+    head = f"{'group':9} {'name':18} {'GT':>5} " + " ".join(f"{v[:8]:>8} R%  FP%" for v in variants)
+    lines = [f"recall-at-coverage (≥{100 * result['coverage']:.0f} % of a GT box hidden) and FP area "
+             f"(negatives: % of image redacted), {result['images']} images", head, "-" * len(head)]  # fmt: skip
+    order = {"all": 0, "kind": 1, "category": 2}
+    for (group, name), by_source in sorted(rows.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
+        any_t = next(iter(by_source.values()))
+        cells = []
+        for v in variants:
+            t = by_source.get(v, {})
+            fp = t.get("negative_area_redacted") if name == "negative" else t.get("fp_area")
+            cells.append(f"{'':8} {_fmt(t.get('recall_at_coverage'))} {_fmt(fp) if group != 'category' else '    -'}")
+        lines.append(f"{group:9} {name[:18]:18} {any_t['gt_boxes']:5d} " + " ".join(cells))
+    lines.append("seconds per image: " + ", ".join(f"{k} {v:.2f}" for k, v in result["seconds_per_image"].items()))
+    if "ap" in result and result["ap"]["mAP50"] is not None:
+        a = result["ap"]
+        lines.append(f"fused detections: mAP50 {a['mAP50']:.3f}  mAP50-95 {a['mAP50-95']:.3f}")
+        lines += [f"  AP50-95 {k:18} {v:.3f}" for k, v in sorted(a["per_class_AP50-95"].items())]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Evaluate; exit 0 on success, 2 on a usage or model error."""
+    try:
+        path = args.dataset
+        if path.is_dir() and (path / "data.yaml").is_file() or path.suffix in (".yaml", ".yml"):
+            samples, names = load_yolo_dataset(path, args.split)
+            normalised = True
+        else:
+            samples = load_json_dataset(path / "annotations.json" if path.is_dir() else path)
+            names, normalised = None, False
+        if args.limit:
+            samples = samples[: args.limit]
+        built = build_detectors(detector_config(args))
+        pipeline = Pipeline(built.detectors, policy_from_args(args), redaction_from_args(args))
+    except (VpdError, ValueError, OSError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for warning in built.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    result = evaluate(pipeline, samples, normalised, names, args.coverage)
+    result.update({"dataset": str(path), "providers": built.providers, "preset": args.preset, "conf": args.conf,
+                   "padding": args.padding, "detectors": [d.name for d in built.detectors]})  # fmt: skip
+    print(format_table(result))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=1))
+    return 0

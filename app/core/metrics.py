@@ -1,0 +1,178 @@
+"""Evaluation metrics for redaction: recall-at-coverage, false-positive area, and COCO-style AP.
+
+Redaction is judged by pixels, not by box matching: a ground-truth box is *hidden* when at least
+``coverage`` (default 90 %) of its area lies under the union of the redaction boxes (padding
+included), whichever class or source produced them. All boxes are xyxy float32 in image pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.core.geometry import iou_matrix
+from app.core.redact import integer_boxes
+
+IOU_THRESHOLDS = np.round(np.arange(0.5, 0.96, 0.05), 2)
+
+
+def redaction_mask(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
+    """(H, W) bool mask of the pixels the redaction boxes cover (rounded outward, as ``redact`` does)."""
+    mask = np.zeros(hw, bool)
+    for x0, y0, x1, y1 in integer_boxes(np.asarray(xyxy, np.float32).reshape(-1, 4), hw):
+        mask[y0:y1, x0:x1] = True
+    return mask
+
+
+def box_coverage(gt_xyxy: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Fraction (N,) float of each ground-truth box's pixels that ``mask`` covers (0 for empty boxes)."""
+    out = np.zeros(len(gt_xyxy), np.float64)
+    for i, (x0, y0, x1, y1) in enumerate(integer_boxes(np.asarray(gt_xyxy, np.float32).reshape(-1, 4), mask.shape)):
+        region = mask[y0:y1, x0:x1]
+        out[i] = float(region.mean()) if region.size else 0.0
+    return out
+
+
+def outside_mask(gt_xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
+    """(H, W) bool: pixels outside every ground-truth box."""
+    return ~redaction_mask(gt_xyxy, hw)
+
+
+@dataclass
+class CoverageTally:
+    """Running totals for recall-at-coverage and false-positive area over many images.
+
+    ``fp_area`` = redacted pixels outside all GT boxes / all redacted pixels (images with GT);
+    ``negative_area`` = redacted pixels / image pixels on images with no GT box.
+    """
+
+    coverage: float = 0.9
+    gt: int = 0
+    hidden: int = 0
+    masked_px: int = 0
+    fp_px: int = 0
+    negative_px: int = 0
+    negative_masked_px: int = 0
+
+    def add(self, gt_xyxy: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Count one image; returns the per-box coverage fractions."""
+        gt_xyxy = np.asarray(gt_xyxy, np.float32).reshape(-1, 4)
+        cov = box_coverage(gt_xyxy, mask)
+        if len(gt_xyxy):
+            self.gt += len(gt_xyxy)
+            self.hidden += int((cov >= self.coverage).sum())
+            self.masked_px += int(mask.sum())
+            self.fp_px += int((mask & outside_mask(gt_xyxy, mask.shape)).sum())
+        else:
+            self.negative_px += mask.size
+            self.negative_masked_px += int(mask.sum())
+        return cov
+
+    def add_boxes(self, coverages: np.ndarray) -> None:
+        """Count GT boxes only (per-category tallies, where pixel FP has no meaning)."""
+        self.gt += len(coverages)
+        self.hidden += int((np.asarray(coverages) >= self.coverage).sum())
+
+    @property
+    def recall(self) -> float | None:
+        return self.hidden / self.gt if self.gt else None
+
+    @property
+    def fp_area(self) -> float | None:
+        return self.fp_px / self.masked_px if self.masked_px else (0.0 if self.gt else None)
+
+    @property
+    def negative_area(self) -> float | None:
+        return self.negative_masked_px / self.negative_px if self.negative_px else None
+
+    def as_dict(self) -> dict:
+        return {"gt_boxes": self.gt, "hidden": self.hidden, "recall_at_coverage": self.recall,
+                "fp_area": self.fp_area, "negative_area_redacted": self.negative_area}  # fmt: skip
+
+
+def match_tp(pred_xyxy: np.ndarray, pred_scores: np.ndarray, gt_xyxy: np.ndarray, iou_threshold: float) -> np.ndarray:
+    """Greedy COCO matching for one image and class: True for predictions (in descending score
+    order) that match a not-yet-matched GT box with IoU ≥ ``iou_threshold``."""
+    order = np.argsort(-np.asarray(pred_scores), kind="stable")
+    tp = np.zeros(len(order), bool)
+    if not len(gt_xyxy) or not len(order):
+        return tp
+    ious = iou_matrix(np.asarray(pred_xyxy, np.float32)[order], np.asarray(gt_xyxy, np.float32))
+    taken = np.zeros(len(gt_xyxy), bool)
+    for i in range(len(order)):
+        cand = np.where(taken, -1.0, ious[i])
+        j = int(cand.argmax())
+        if cand[j] >= iou_threshold:
+            taken[j] = True
+            tp[i] = True
+    return tp
+
+
+def average_precision(scores: np.ndarray, tp: np.ndarray, num_gt: int) -> float | None:
+    """COCO 101-point interpolated AP from pooled detections (``scores``, ``tp`` flags).
+    None when there is no ground truth."""
+    if num_gt == 0:
+        return None
+    if not len(scores):
+        return 0.0
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    tp = np.asarray(tp, bool)[order]
+    ctp, cfp = np.cumsum(tp), np.cumsum(~tp)
+    recall = ctp / num_gt
+    precision = ctp / np.maximum(ctp + cfp, 1e-12)
+    # Precision envelope: the best precision at any recall ≥ r.
+    precision = np.maximum.accumulate(precision[::-1])[::-1]
+    points = np.linspace(0, 1, 101)
+    idx = np.searchsorted(recall, points, side="left")
+    sampled = np.where(idx < len(precision), precision[np.minimum(idx, len(precision) - 1)], 0.0)
+    return float(sampled.mean())
+
+
+@dataclass
+class APAccumulator:
+    """Collects per-image predictions and GT per class; ``summary()`` gives mAP50, mAP50-95, per-class AP."""
+
+    class_names: tuple[str, ...]
+    _scores: dict = field(default_factory=dict)
+    _tp: dict = field(default_factory=dict)
+    _num_gt: dict = field(default_factory=dict)
+
+    def add(self, pred_xyxy, pred_scores, pred_cls, gt_xyxy, gt_cls) -> None:
+        """One image: predictions and GT with class ids into ``class_names``."""
+        pred_xyxy, gt_xyxy = np.asarray(pred_xyxy, np.float32).reshape(-1, 4), np.asarray(gt_xyxy, np.float32).reshape(-1, 4)
+        pred_scores, pred_cls, gt_cls = np.asarray(pred_scores), np.asarray(pred_cls), np.asarray(gt_cls)
+        for c in range(len(self.class_names)):
+            p, g = pred_cls == c, gt_cls == c
+            self._num_gt[c] = self._num_gt.get(c, 0) + int(g.sum())
+            if not p.any():
+                continue
+            s = pred_scores[p]
+            order = np.argsort(-s, kind="stable")
+            self._scores.setdefault(c, []).append(s[order])
+            flags = np.stack([match_tp(pred_xyxy[p], s, gt_xyxy[g], t) for t in IOU_THRESHOLDS])
+            self._tp.setdefault(c, []).append(flags)
+
+    def per_class(self) -> dict[str, list[float]]:
+        """AP at each IoU threshold for every class that has ground truth."""
+        out = {}
+        for c, name in enumerate(self.class_names):
+            n = self._num_gt.get(c, 0)
+            if not n:
+                continue
+            scores = np.concatenate(self._scores.get(c, [np.zeros(0)]))
+            flags = np.concatenate(self._tp.get(c, [np.zeros((len(IOU_THRESHOLDS), 0), bool)]), axis=1)
+            out[name] = [average_precision(scores, flags[k], n) for k in range(len(IOU_THRESHOLDS))]
+        return out
+
+    def summary(self) -> dict:
+        per = self.per_class()
+        if not per:
+            return {"mAP50": None, "mAP50-95": None, "per_class_AP50-95": {}, "per_class_AP50": {}}
+        ap = np.array(list(per.values()), np.float64)
+        return {
+            "mAP50": float(ap[:, 0].mean()),
+            "mAP50-95": float(ap.mean()),
+            "per_class_AP50-95": {k: float(np.mean(v)) for k, v in per.items()},
+            "per_class_AP50": {k: float(v[0]) for k, v in per.items()},
+        }

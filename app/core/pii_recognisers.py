@@ -1,0 +1,259 @@
+"""Text-PII recognisers: find character spans of personal data in one line of recognised text.
+
+Pure Python. Formats with a checksum (cards, IBANs, national IDs) are validated; formats without
+one need context words ("Name:", "DOB", "Passwort", …) in the line or the line above.
+Locales covered: English (US/UK), German, French, Spanish.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import phonenumbers
+
+from app.core import pii_validators as v
+from app.core.pii_names import find_names
+
+PHONE_REGIONS = ("US", "GB", "DE", "FR", "ES")
+
+
+@dataclass(frozen=True)
+class PiiSpan:
+    """``text[start:end]`` is personal data of ``class_name`` (taxonomy name) with ``score`` in [0, 1]."""
+
+    start: int
+    end: int
+    class_name: str
+    score: float
+    recogniser: str
+
+
+Recogniser = Callable[[str, str], list[PiiSpan]]
+
+
+def _ctx(pattern: str) -> re.Pattern:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+HANDLE = re.compile(r"(?<![\w@])@[A-Za-z0-9_][A-Za-z0-9_.]{1,30}(?:@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)?")
+PHONE_LIKE = re.compile(r"(?<![\w.])\+?\(?\d[\d ()\-./]{5,}\d(?![\w.])")
+CARD = re.compile(r"(?<!\d)(?:\d[ \-]?){12,18}\d(?!\d)")
+IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{2,4}){3,8}\b")
+IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
+IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){2,7}[0-9A-Fa-f]{0,4}(?:::?[0-9A-Fa-f]{1,4})*(?![\w:])")
+SSN = re.compile(r"(?<!\d)\d{3}[- ]\d{2}[- ]\d{4}(?!\d)")
+DNI = re.compile(r"\b(?:[XYZ][ -]?)?\d{7,8}[ -]?[A-Z]\b")
+NIR = re.compile(r"(?<!\d)[1278][ ]?\d{2}[ ]?\d{2}[ ]?(?:\d{2}|2A|2B)[ ]?\d{3}[ ]?\d{3}[ ]?\d{2}(?!\d)")
+STEUER_ID = re.compile(r"(?<!\d)[1-9]\d(?:[ ]?\d{3}){3}(?!\d)")
+DE_ID_CARD = re.compile(r"\b[CFGHJKLMNPRTVWXYZ0-9]{9}\d\b")
+MRZ = re.compile(r"[A-Z0-9<]{5,}<<[A-Z0-9<]{5,}")
+TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.]{16,}")
+URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
+PERSONAL_URL_PATH = _ctx(r"/(?:users?|u|profile|people|in|@)[/:]?[^/\s]*|/@[\w.]+|[?&](?:email|user|token|key|session)=")
+
+MONTHS = (
+    r"jan(?:uary|vier|uar|\.)?|feb(?:ruary|ruar|\.)?|f[ée]vr(?:ier|\.)?|m[äa]r(?:ch|z|s|zo)?|apr(?:il|\.)?|avr(?:il)?|abr(?:il)?|"
+    r"ma[iy]|mai|mayo|jun[eio]?|juin|juil(?:let)?|jul[iy]o?|aug(?:ust|\.)?|ao[uû]t|ago(?:sto)?|sep(?:tember|tembre|tiembre|t\.)?|"
+    r"o[ck]t(?:ober|obre|ubre|\.)?|nov(?:ember|embre|iembre|\.)?|d[eéi][cz](?:ember|embre|iembre|\.)?|ene(?:ro)?"
+)
+DATE = re.compile(
+    r"(?<!\d)(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)?\d{2}|(?:19|20)\d{2}-\d{2}-\d{2}|"
+    rf"\d{{1,2}}\.?\s+(?:de\s+)?(?:{MONTHS})\s+(?:de\s+)?(?:19|20)\d{{2}}|(?:{MONTHS})\s+\d{{1,2}},?\s+(?:19|20)\d{{2}})(?!\d)",
+    re.IGNORECASE,
+)
+DOB_CONTEXT = _ctx(r"\b(?:born|birth|dob|d\.o\.b|birthday|geboren|geb\.|geburts\w*|n[ée]e?\b|naissance|nacimiento|nacid[oa]|f\. ?nac)")
+PHONE_CONTEXT = _ctx(r"\b(?:tel|phone|mobile|cell|fax|handy|telefon|t[ée]l[ée]phone|portable|m[óo]vil|tel[ée]fono)")
+ID_CONTEXT = _ctx(r"\b(?:ssn|social security|steuer|tax id|personalausweis|ausweis|dni|nie|nif|nir|s[ée]curit[ée] sociale|passport|reisepass|pasaporte|passeport|id no|id number)")
+PASSWORD_CONTEXT = _ctx(r"\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|pwd|passcode|pin)\b\s*[:=]?\s*")
+CODE_CONTEXT = _ctx(r"\b(?:code|otp|verification|verify|2fa|one[- ]time|token|bestätigungscode|c[óo]digo|tan)\b")
+USER_CONTEXT = _ctx(r"\b(?:user(?:name)?|login|benutzer(?:name)?|identifiant|usuario|account)\b\s*[:=]\s*")
+SECRET_CONTEXT = _ctx(r"\b(?:api[ _-]?key|secret|token|private key|access key|client secret|bearer)\b")
+CODE_VALUE = re.compile(r"(?<![\d.,])\d{3}[ \-]?\d{3}(?![\d.,])|(?<![\d.,])\d{4,8}(?![\d.,])")
+STREET = re.compile(
+    r"\b\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][\w'.\-]*\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|Terrace|Close|Square|Sq)\b\.?"
+    r"|\b[A-ZÄÖÜ][\wäöüß\-]*(?:stra(?:ß|ss)e|str\.|weg|platz|allee|gasse|ring|damm|ufer)\s+\d{1,4}[a-z]?\b"
+    r"|\b\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|av\.|boulevard|bd|place|chemin|all[ée]e|impasse|quai|cours)\s+[\w'’\- ]{2,40}"
+    r"|\b(?:Calle|C/|Avenida|Avda\.?|Av\.|Plaza|Pza\.|Paseo|Camino|Carrer)\s+[\wáéíóúñ'\- ]{2,40}?,?\s*(?:n[ºo°]\s*)?\d{1,4}\b",
+    re.UNICODE,
+)
+POSTCODE_CITY = re.compile(
+    r"\b\d{5}\s+[A-ZÄÖÜÉ][\wäöüßéèêàç\-]+(?:\s[A-ZÄÖÜÉ][\wäöüßéèêàç\-]+)?\b"
+    r"|\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
+    r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"
+)
+ADDRESS_CONTEXT = _ctx(r"\b(?:address|adresse|anschrift|direcci[óo]n|domicilio|ship to|deliver to|lieferadresse)\b")
+
+
+def _spans(pattern: re.Pattern, text: str, cls: str, score: float, name: str, check=None) -> list[PiiSpan]:
+    out = []
+    for m in pattern.finditer(text):
+        if check is None or check(m.group(0)):
+            out.append(PiiSpan(m.start(), m.end(), cls, score, name))
+    return out
+
+
+def emails(text: str, ctx: str) -> list[PiiSpan]:
+    return _spans(EMAIL, text, "email", 0.99, "email")
+
+
+def handles(text: str, ctx: str) -> list[PiiSpan]:
+    spans = [s for s in _spans(HANDLE, text, "username", 0.8, "handle") if s.end - s.start >= 3]
+    m = USER_CONTEXT.search(text)
+    if m:
+        rest = re.match(r"\S+", text[m.end() :])
+        if rest:
+            spans.append(PiiSpan(m.end(), m.end() + rest.end(), "username", 0.9, "user_context"))
+    return spans
+
+
+def phones(text: str, ctx: str) -> list[PiiSpan]:
+    """Phone numbers valid in one of ``PHONE_REGIONS`` (libphonenumber's metadata and rules)."""
+    if sum(ch.isdigit() for ch in text) < 6:
+        return []
+    found: dict[tuple[int, int], PiiSpan] = {}
+    context = bool(PHONE_CONTEXT.search(text) or PHONE_CONTEXT.search(ctx))
+    for region in PHONE_REGIONS:
+        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
+            raw = match.raw_string
+            digits = sum(ch.isdigit() for ch in raw)
+            if digits < 7 or DATE.fullmatch(raw.strip()):
+                continue
+            international = raw.lstrip().startswith(("+", "00", "("))
+            score = 0.95 if international or context else 0.75
+            found.setdefault((match.start, match.end), PiiSpan(match.start, match.end, "phone_number", score, "phone"))
+    if context and not found:
+        # Demo and fictional numbers fail libphonenumber's validity check but are still shown
+        # as phone numbers; with a "Mobile"/"Tel" label, digit groups of phone length count.
+        for m in PHONE_LIKE.finditer(text):
+            if 7 <= sum(ch.isdigit() for ch in m.group(0)) <= 15 and not DATE.fullmatch(m.group(0)):
+                found[(m.start(), m.end())] = PiiSpan(m.start(), m.end(), "phone_number", 0.6, "phone_context")
+    return list(found.values())
+
+
+def cards(text: str, ctx: str) -> list[PiiSpan]:
+    return _spans(CARD, text, "card_number", 0.97, "luhn", v.luhn_valid)
+
+
+def ibans(text: str, ctx: str) -> list[PiiSpan]:
+    return _spans(IBAN, text.upper() if "iban" in (text + ctx).lower() else text, "bank_account", 0.98, "iban", v.iban_valid)
+
+
+def ips(text: str, ctx: str) -> list[PiiSpan]:
+    spans = []
+    for pattern in (IPV4, IPV6):
+        for m in pattern.finditer(text):
+            before = text[max(0, m.start() - 8) : m.start()].lower()
+            if "v" in before[-2:] or "version" in before:
+                continue
+            if v.ip_valid(m.group(0)):
+                spans.append(PiiSpan(m.start(), m.end(), "ip_address", 0.9, "ip"))
+    return spans
+
+
+def national_ids(text: str, ctx: str) -> list[PiiSpan]:
+    """US SSN, ES DNI/NIE, FR NIR, DE Steuer-ID and Personalausweis (all check-digit validated
+    except the SSN, which needs a dashed format or context)."""
+    context = bool(ID_CONTEXT.search(text) or ID_CONTEXT.search(ctx))
+    spans = _spans(DNI, text, "id_number", 0.95, "es_dni", v.es_dni_valid)
+    spans += _spans(NIR, text, "id_number", 0.95, "fr_nir", v.fr_nir_valid)
+    spans += _spans(STEUER_ID, text, "id_number", 0.9 if context else 0.5, "de_steuer_id", v.de_steuer_id_valid)
+    spans += _spans(DE_ID_CARD, text, "id_number", 0.9 if context else 0.4, "de_id_card", v.de_id_card_valid)
+    for m in SSN.finditer(text):
+        dashed = "-" in m.group(0)
+        if v.us_ssn_valid(m.group(0)) and (dashed or context):
+            spans.append(PiiSpan(m.start(), m.end(), "id_number", 0.9 if context else 0.6, "us_ssn"))
+    spans += _spans(MRZ, text, "id_number", 0.9, "mrz")
+    return spans
+
+
+def dates_of_birth(text: str, ctx: str) -> list[PiiSpan]:
+    """Dates in en/de/fr/es formats; a date of birth only with birth context in the line or above."""
+    if not (DOB_CONTEXT.search(text) or DOB_CONTEXT.search(ctx)):
+        return []
+    return _spans(DATE, text, "date_of_birth", 0.9, "dob")
+
+
+def secrets(text: str, ctx: str) -> list[PiiSpan]:
+    spans = []
+    context = bool(SECRET_CONTEXT.search(text) or SECRET_CONTEXT.search(ctx))
+    for m in TOKEN.finditer(text):
+        token = m.group(0).strip(".=")
+        if "@" in token or token.lower().startswith(("http", "www")):
+            continue
+        if v.looks_like_secret(token):
+            spans.append(PiiSpan(m.start(), m.start() + len(token), "secret_key", 0.9, "secret"))
+        elif context and len(token) >= 20 and re.fullmatch(r"[0-9a-fA-F]+|[A-Za-z0-9_\-+/=]+", token) \
+                and v.shannon_entropy(token) >= 3.5:  # fmt: skip
+            spans.append(PiiSpan(m.start(), m.start() + len(token), "secret_key", 0.8, "secret_context"))
+    return spans
+
+
+def passwords(text: str, ctx: str) -> list[PiiSpan]:
+    m = PASSWORD_CONTEXT.search(text)
+    if m and m.end() < len(text) and re.search(r"[:=]\s*$", text[m.start() : m.end()]):
+        value = re.match(r"\S+(?: \S+)?", text[m.end() :])
+        if value:
+            return [PiiSpan(m.end(), m.end() + value.end(), "password", 0.9, "password_context")]
+    if PASSWORD_CONTEXT.search(ctx) and len(text.strip()) >= 4 and " " not in text.strip() and not set(text.strip()) <= set("•*·●."):
+        start = len(text) - len(text.lstrip())
+        return [PiiSpan(start, start + len(text.strip()), "password", 0.6, "password_above")]
+    return []
+
+
+def verification_codes(text: str, ctx: str) -> list[PiiSpan]:
+    """One-time codes: digit groups with code/OTP context, or a line that is just ``123 456``."""
+    stripped = text.strip()
+    if re.fullmatch(r"\d{3}[ \-]\d{3}", stripped):
+        start = text.index(stripped)
+        return [PiiSpan(start, start + len(stripped), "verification_code", 0.6, "otp_line")]
+    if not (CODE_CONTEXT.search(text) or CODE_CONTEXT.search(ctx)):
+        return []
+    return _spans(CODE_VALUE, text, "verification_code", 0.8, "code_context")
+
+
+def personal_urls(text: str, ctx: str) -> list[PiiSpan]:
+    return [
+        PiiSpan(m.start(), m.end(), "username", 0.8, "personal_url")
+        for m in URL.finditer(text)
+        if PERSONAL_URL_PATH.search(m.group(0))
+    ]
+
+
+def addresses(text: str, ctx: str) -> list[PiiSpan]:
+    context = bool(ADDRESS_CONTEXT.search(text) or ADDRESS_CONTEXT.search(ctx))
+    spans = _spans(STREET, text, "postal_address", 0.85, "street")
+    if spans or context:
+        spans += _spans(POSTCODE_CITY, text, "postal_address", 0.8, "postcode_city")
+    else:
+        spans += _spans(POSTCODE_CITY, text, "postal_address", 0.4, "postcode_city")
+    return spans
+
+
+def names(text: str, ctx: str) -> list[PiiSpan]:
+    return [PiiSpan(s, e, "person_name", score, "names") for s, e, score in find_names(text, ctx)]
+
+
+RECOGNISERS: tuple[Recogniser, ...] = (
+    emails, handles, phones, cards, ibans, ips, national_ids, dates_of_birth, secrets, passwords,
+    verification_codes, personal_urls, addresses, names,
+)  # fmt: skip
+
+
+def find_pii(text: str, context: str = "", recognisers: Iterable[Recogniser] = RECOGNISERS) -> list[PiiSpan]:
+    """All PII spans in one line of text; ``context`` is the text just above (labels such as
+    "Date of birth" often sit on the previous line). Spans inside a stronger span are dropped."""
+    spans: list[PiiSpan] = []
+    for recognise in recognisers:
+        spans += recognise(text, context)
+    spans.sort(key=lambda s: (-(s.end - s.start), -s.score))
+    kept: list[PiiSpan] = []
+    for s in spans:
+        if s.end <= s.start:
+            continue
+        if any(k.start <= s.start and s.end <= k.end and k.score >= s.score for k in kept):
+            continue
+        kept.append(s)
+    return sorted(kept, key=lambda s: s.start)

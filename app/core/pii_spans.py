@@ -1,0 +1,110 @@
+"""From a character span of a recognised text line to a box covering only that span.
+
+OCR gives a line box (a quadrilateral) and, when asked, word boxes. Characters inside a word
+get x-ranges apportioned by typical glyph width; a span's box runs from its first character's
+left edge to its last character's right edge, plus a small safety margin, within the line.
+Rotated lines (more than ``MAX_SKEW_DEG``) fall back to the whole line box: covering too much
+is better than missing a slanted span.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+MAX_SKEW_DEG = 8.0
+NARROW = set("il1.,:;|!'`()[]{}IjftrJ ")
+WIDE = set("mwMW@%&OQGDH")
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """One recognised line: ``text`` and its ``quad`` (4, 2) float32 in frame pixels (clockwise
+    from top-left), optional word boxes ``(word, quad)`` in reading order, and a score."""
+
+    text: str
+    quad: np.ndarray
+    score: float = 1.0
+    words: tuple[tuple[str, np.ndarray], ...] = ()
+
+
+def char_weight(ch: str) -> float:
+    """Relative advance width of a character in a proportional UI font."""
+    if ch in NARROW:
+        return 0.45
+    if ch in WIDE:
+        return 1.35
+    return 1.0 if not ch.isupper() else 1.15
+
+
+def quad_to_xyxy(quad: np.ndarray) -> np.ndarray:
+    """Axis-aligned bounds (4,) float32 of a (4, 2) quadrilateral."""
+    q = np.asarray(quad, np.float32).reshape(-1, 2)
+    return np.array([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()], np.float32)
+
+
+def skew_degrees(quad: np.ndarray) -> float:
+    """Angle of the quad's top edge against the horizontal."""
+    q = np.asarray(quad, np.float32).reshape(-1, 2)
+    dx, dy = q[1] - q[0]
+    return abs(math.degrees(math.atan2(float(dy), float(dx)))) if (dx or dy) else 0.0
+
+
+def apportion(text: str, x0: float, x1: float) -> np.ndarray:
+    """Left/right x of each character of ``text`` laid out over ``[x0, x1]``: (len(text), 2)."""
+    weights = np.array([char_weight(c) for c in text], np.float64)
+    if not len(weights):
+        return np.zeros((0, 2), np.float32)
+    edges = x0 + (x1 - x0) * np.concatenate([[0.0], np.cumsum(weights)]) / weights.sum()
+    return np.stack([edges[:-1], edges[1:]], axis=1).astype(np.float32)
+
+
+def _word_offsets(text: str, words: Sequence[str]) -> list[int] | None:
+    """Start offset of each word in ``text``, or None when the words do not spell the text."""
+    offsets, pos = [], 0
+    for word in words:
+        found = text.find(word, pos)
+        if found < 0 or text[pos:found].strip():
+            return None
+        offsets.append(found)
+        pos = found + len(word)
+    return offsets if not text[pos:].strip() else None
+
+
+def char_boxes(line: TextLine) -> np.ndarray:
+    """(len(text), 4) xyxy box of every character of ``line.text`` (spaces included)."""
+    n = len(line.text)
+    y0, y1 = quad_to_xyxy(line.quad)[[1, 3]]
+    boxes = np.zeros((n, 4), np.float32)
+    boxes[:, 1], boxes[:, 3] = y0, y1
+    line_box = quad_to_xyxy(line.quad)
+    boxes[:, [0, 2]] = apportion(line.text, line_box[0], line_box[2])
+    offsets = _word_offsets(line.text, [w for w, _ in line.words]) if line.words else None
+    if offsets is not None:
+        for (word, quad), start in zip(line.words, offsets):
+            wb = quad_to_xyxy(quad)
+            boxes[start : start + len(word), [0, 2]] = apportion(word, wb[0], wb[2])
+            boxes[start : start + len(word), 1] = min(wb[1], y0)
+            boxes[start : start + len(word), 3] = max(wb[3], y1)
+    return boxes
+
+
+def span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35) -> np.ndarray:
+    """Box (4,) float32 over ``line.text[start:end]``, grown by ``margin`` × the average character
+    width on each side and clipped to the line; the whole line box when the line is rotated."""
+    line_box = quad_to_xyxy(line.quad)
+    if skew_degrees(line.quad) > MAX_SKEW_DEG or not line.text:
+        return line_box
+    start, end = max(0, start), min(len(line.text), end)
+    if end <= start:
+        raise ValueError(f"empty span [{start}, {end}) in a line of {len(line.text)} characters")
+    boxes = char_boxes(line)[start:end]
+    width = float(boxes[:, 2].max() - boxes[:, 0].min()) / max(end - start, 1)
+    out = np.array([boxes[:, 0].min() - margin * width, boxes[:, 1].min(),
+                    boxes[:, 2].max() + margin * width, boxes[:, 3].max()], np.float32)  # fmt: skip
+    out[0] = max(out[0], line_box[0])
+    out[2] = min(out[2], line_box[2])
+    return out

