@@ -15,7 +15,7 @@ import numpy as np
 
 from app.core.detections import Detections, Source, concat
 from app.core.geometry import clip_xyxy
-from app.core.tracking import PrivacyTracker, TrackerSettings, grow_xyxy
+from app.core.tracking import PrivacyTracker, TrackerSettings, centre_velocity, grow_xyxy
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def _velocity(frames: np.ndarray, xyxy: np.ndarray, at_end: bool) -> np.ndarray:
     if len(frames) < 2:
         return np.zeros(4, np.float32)
     a, b = (-2, -1) if at_end else (0, 1)
-    return (xyxy[b] - xyxy[a]) / max(1, frames[b] - frames[a])
+    return centre_velocity((xyxy[b] - xyxy[a]) / max(1, frames[b] - frames[a]))
 
 
 def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings) -> dict[int, np.ndarray]:
@@ -88,6 +88,11 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings) -> dict[int,
     for at_end in (False, True):  # hold before the first and after the last hit, extrapolated
         v = _velocity(f, b, at_end)
         anchor_f, anchor_b = (int(f[-1]), b[-1]) if at_end else (int(f[0]), b[0])
+        # The largest recent size: a box clipped by the frame edge understates the object.
+        near = b[-3:] if at_end else b[:3]
+        half = np.array([(near[:, 2] - near[:, 0]).max(), (near[:, 3] - near[:, 1]).max()], np.float32) / 2
+        c = np.array([(anchor_b[0] + anchor_b[2]) / 2, (anchor_b[1] + anchor_b[3]) / 2], np.float32)
+        anchor_b = np.concatenate([c - half, c + half]).astype(np.float32)
         speed = np.abs(v)
         for age in range(1, s.hold_frames + 1):
             g = anchor_f + age if at_end else anchor_f - age

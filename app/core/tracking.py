@@ -103,6 +103,14 @@ def grow_xyxy(xyxy: np.ndarray, fraction: np.ndarray | float, extra_x: np.ndarra
     return out
 
 
+def centre_velocity(v_xyxy: np.ndarray) -> np.ndarray:
+    """Per-corner velocity → the same centre velocity on all corners, so a box clipped by the
+    frame edge (one side stuck at 0) moves instead of shrinking to nothing when extrapolated."""
+    v = np.asarray(v_xyxy, np.float32)
+    cx, cy = (v[0] + v[2]) / 2, (v[1] + v[3]) / 2
+    return np.array([cx, cy, cx, cy], np.float32)
+
+
 class PrivacyTracker:
     """Implements the ``Tracker`` protocol of ``app.core.pipeline``.
 
@@ -186,7 +194,7 @@ class PrivacyTracker:
             matched.add(id(t))
             box = dets.xyxy[i]
             gap = max(1, t.since_hit + 1)
-            v = (box - t.hit_box) / gap
+            v = centre_velocity((box - t.hit_box) / gap)
             t.velocity = (s.velocity_smoothing * v + (1 - s.velocity_smoothing) * t.velocity).astype(np.float32)
             t.box, t.hit_box, t.since_hit = box.copy(), box.copy(), 0
             t.score, t.source = float(dets.scores[i]), int(dets.sources[i])

@@ -35,9 +35,9 @@ class SyntheticObject:
 
 
 DEFAULT_OBJECTS = (
-    SyntheticObject(0, 0.30, 0.06, "jane.doe@example.com", 1.3, 0.0),
-    SyntheticObject(0, 0.22, 0.05, "+1 555 013 0199", 0.7, 2.0),
-    SyntheticObject(1, 0.16, 0.07, "AB 123 CD", 2.5, 1.0),
+    SyntheticObject(0, 0.30, 0.06, "jane.doe@example.com", 0.5, 0.0),
+    SyntheticObject(0, 0.22, 0.05, "+1 555 013 0199", 0.3, 2.0),
+    SyntheticObject(1, 0.16, 0.07, "AB 123 CD", 0.8, 1.0),
 )
 
 
@@ -148,7 +148,7 @@ class ColourKeyDetector:
             lo = np.array([max(0, k - 60) for k in key], np.uint8)
             hi = np.array([min(255, k + 60) for k in key], np.uint8)
             mask = cv2.inRange(small, lo, hi)
-            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))  # join text holes
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 9), np.uint8))  # join text gaps
             n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
             for x, y, w, h, area in stats[1:]:
                 if area * s * s >= self.min_area:

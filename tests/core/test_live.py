@@ -1,0 +1,128 @@
+"""LiveMasker fails closed: starting, stalled and erroring detectors never let raw pixels out."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from app.core.detections import Detections
+from app.core.live import LiveMasker, LiveOptions, run_live
+from app.core.pipeline import Pipeline
+from app.core.policy import Policy
+
+NAMES = ("email",)
+WAIT = 10.0  # bounded waits on events; normally instant
+
+
+class BoxDetector:
+    name = "fake"
+    class_names = NAMES
+
+    def __init__(self, gate: threading.Event | None = None, fail: bool = False):
+        self.gate, self.fail = gate, fail
+        self.calls = 0
+        self.called = threading.Event()
+
+    def detect(self, frame):
+        self.calls += 1
+        self.called.set()
+        if self.fail:
+            raise RuntimeError("model exploded")
+        if self.gate is not None and self.calls > 1:
+            self.gate.wait(WAIT)  # stalls after the first result
+        return Detections(np.array([[10, 10, 40, 30]], np.float32), [0.9], [0], NAMES)
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+def frame(v=200):
+    return np.full((48, 64, 3), v, np.uint8)
+
+
+def masker(det, clock=None, **kw):
+    opts = LiveOptions(deadline_s=1.0, optical_flow=False, banner=False, **kw)
+    return LiveMasker(Pipeline([det], Policy(classes=None)), opts, **({"clock": clock} if clock else {}))
+
+
+def test_fully_masked_until_first_result_then_box_masked():
+    gate = threading.Event()
+    det = BoxDetector()
+    hold = threading.Event()
+    det.detect = (lambda f, orig=det.detect: (hold.wait(WAIT), orig(f))[1])  # first call waits for us
+    with masker(det) as m:
+        out = m.process(frame())
+        assert not out.protected and out.reason == "starting" and out.frame.max() == 0
+        hold.set()
+        assert m.wait_ready(WAIT)
+        out = m.process(frame())
+        assert out.protected and out.reason is None
+        assert out.frame[20, 20].max() == 0 and out.frame[45, 60].min() == 200  # box hidden, rest visible
+    gate.set()
+
+
+def test_detector_error_masks_every_frame_with_reason():
+    det = BoxDetector(fail=True)
+    with masker(det) as m:
+        m.process(frame())
+        assert det.called.wait(WAIT)
+        for _ in range(20):
+            out = m.process(frame())
+            assert not out.protected and out.frame.max() == 0
+            if out.reason.startswith("error"):
+                break
+        assert "model exploded" in out.reason
+
+
+def test_stalled_detector_masks_everything_after_deadline():
+    gate = threading.Event()
+    clock = Clock()
+    det = BoxDetector(gate=gate)
+    with masker(det, clock) as m:
+        m.process(frame())
+        assert m.wait_ready(WAIT)
+        clock.t = 0.5
+        assert m.process(frame()).protected  # result 0.5 s old: fine
+        clock.t = 1.6  # detector now stuck in its second call; newest result 1.6 s old
+        out = m.process(frame())
+        assert not out.protected and out.reason == "stalled" and out.frame.max() == 0
+        gate.set()
+
+
+def test_banner_drawn_on_paused_frames():
+    det = BoxDetector(fail=True)
+    m = LiveMasker(Pipeline([det], Policy(classes=None)), LiveOptions(optical_flow=False))
+    try:
+        out = m.process(frame())
+        assert not out.protected and out.frame[:4].max() > 0  # banner pixels on a black frame
+        assert out.frame[-5:].max() == 0  # the picture itself stays hidden
+    finally:
+        m.close()
+
+
+class EndingSource:
+    def __init__(self, n, fail=False):
+        self.n, self.fail, self.i = n, fail, 0
+
+    def read(self):
+        if self.i >= self.n:
+            if self.fail:
+                raise OSError("camera unplugged")
+            return None
+        self.i += 1
+        return frame()
+
+
+@pytest.mark.parametrize("fail,ended", [(False, "source ended"), (True, "source failed: camera unplugged")])
+def test_run_live_stops_cleanly_when_source_ends_or_disconnects(fail, ended):
+    got = []
+    with masker(BoxDetector()) as m:
+        summary = run_live(EndingSource(5, fail), m, [got.append])
+    assert summary.frames == 5 and summary.ended == ended and len(got) == 5
+    assert all(not f.protected or f.frame[20, 20].max() == 0 for f in got)
+    assert not any(t.name == "live-detector" and t.is_alive() for t in threading.enumerate())
