@@ -1,0 +1,354 @@
+"""Owns the open images and the two workers behind the Images view: one thread detects (and owns
+the detector sessions), one loads, renders previews and saves. The GUI thread only holds state."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+from PySide6.QtCore import QMimeData, QObject, Signal
+from PySide6.QtGui import QGuiApplication, QImage
+
+from app.core.detections import Detections
+from app.core.errors import ImageReadError, OutputError, VpdError
+from app.core.pipeline import Pipeline
+from app.media.image_io import SUPPORTED_SUFFIXES, read_image, write_image
+from app.ui.detectors import DetectorFactory, DetectorInfo, describe, describe_failure
+from app.ui.document import DocStatus, ImageDocument
+from app.ui.qt_image import bgr_to_qimage, qimage_to_bgr, thumbnail
+from app.ui.settings import Preferences, RedactionChoice
+from app.ui.tasks import TaskRunner
+
+log = logging.getLogger(__name__)
+REDACTED_SUFFIX = "_redacted"
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files as given; folders searched recursively for supported images, sorted."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            for dirpath, dirnames, filenames in os.walk(p):
+                dirnames.sort()
+                out += [Path(dirpath, n) for n in sorted(filenames) if Path(n).suffix.lower() in SUPPORTED_SUFFIXES]
+        else:
+            out.append(p)
+    return out
+
+
+def free_target(folder: Path, stem: str, suffix: str) -> Path:
+    """``folder/stem_redacted.ext``, or ``…_redacted-2.ext`` etc.: never an existing file."""
+    ext = suffix.lower() if suffix.lower() in SUPPORTED_SUFFIXES else ".png"
+    for n in range(1, 10_000):
+        candidate = folder / f"{stem}{REDACTED_SUFFIX}{'' if n == 1 else f'-{n}'}{ext}"
+        if not candidate.exists():
+            return candidate
+    raise OutputError(f"{folder}: no free file name for {stem}{REDACTED_SUFFIX}{ext}")
+
+
+def save_redacted(pixels: np.ndarray, alpha, hidden: Detections, render: Pipeline, folder: Path, stem: str, suffix: str) -> Path:
+    """Render and write a metadata-free copy under a free name (worker thread)."""
+    frame = render.render(pixels, hidden)
+    for _ in range(5):  # another program may take the name between the check and the write
+        target = free_target(folder, stem, suffix)
+        try:
+            return write_image(frame, target, alpha)
+        except OutputError:
+            if not target.exists():
+                raise
+    raise OutputError(f"{folder}: could not find a free name for {stem}")
+
+
+class ImageController(QObject):
+    """Images, detection, preview rendering and saving. Views call methods and listen to signals."""
+
+    documents_changed = Signal()
+    document_updated = Signal(object)  # ImageDocument whose status/boxes changed
+    current_changed = Signal(object)  # ImageDocument | None
+    preview_ready = Signal(object, QImage)  # document, redacted preview
+    detector_changed = Signal(object)  # DetectorInfo
+    choice_changed = Signal(object)  # RedactionChoice
+    busy_changed = Signal(bool)
+    info = Signal(str)
+    error = Signal(str)
+
+    def __init__(self, factory: DetectorFactory, prefs: Preferences, model_path: Path | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self.prefs = prefs
+        self.model_path = model_path
+        self.documents: list[ImageDocument] = []
+        self.current: ImageDocument | None = None
+        self.choice = prefs.choice()
+        self.detector_info = DetectorInfo(False, message="Loading the detector…")
+        self.output_folder: Path | None = _path_or_none(prefs.value("images/output_folder", ""))
+        self._pipeline: Pipeline | None = None  # touched only on the detect thread
+        self._render_seq = 0
+        self.detect_runner = TaskRunner("vpd-detect", self)
+        self.io_runner = TaskRunner("vpd-image-io", self)
+        for runner in (self.detect_runner, self.io_runner):
+            runner.busy_changed.connect(lambda _=None: self.busy_changed.emit(self.busy))
+        self.load_detectors(factory)
+
+    @property
+    def busy(self) -> bool:
+        """True while any image job is queued or running."""
+        return bool(self.detect_runner.pending or self.io_runner.pending)
+
+    # ----- detectors ---------------------------------------------------------------------------
+    def load_detectors(self, factory: DetectorFactory) -> None:
+        """(Re)build the detectors on the detect thread; ``detector_changed`` reports the result."""
+
+        def job() -> DetectorInfo:
+            self._pipeline = None
+            try:
+                built = factory()
+            except VpdError as exc:
+                return describe_failure(exc, self.model_path)
+            self._pipeline = Pipeline(built.detectors)
+            return describe(built, self.model_path)
+
+        self.detect_runner.submit(job, self._on_detectors)
+
+    def _on_detectors(self, info: DetectorInfo) -> None:
+        self.detector_info = info
+        if info.ok:
+            log.info("detectors ready on %s: %d classes", info.provider, len(info.class_names))
+        else:
+            log.warning(info.message)
+        self.detector_changed.emit(info)
+
+    # ----- opening -----------------------------------------------------------------------------
+    def open_paths(self, paths: Iterable[str | Path]) -> list[ImageDocument]:
+        """Open image files and folders; each loads and detects in the background."""
+        files = expand_paths(paths)
+        if not files:
+            self.error.emit("No images found there (PNG, JPEG, WebP, BMP or TIFF).")
+        docs = []
+        for f in files:
+            doc = self._add(ImageDocument(f.name, f))
+            self.io_runner.submit(lambda f=f: _load_file(f), lambda r, d=doc: self._on_loaded(d, r),
+                                  lambda e, d=doc: self._on_load_failed(d, e))  # fmt: skip
+            docs.append(doc)
+        return docs
+
+    def open_qimage(self, image: QImage, name: str | None = None) -> ImageDocument:
+        """Open an in-memory image (a pasted screenshot); it has no file until saved."""
+        doc = self._add(ImageDocument(name or time.strftime("Pasted %H-%M-%S")))
+        image = QImage(image)  # shallow copy; converted to pixels in the worker
+        self.io_runner.submit(lambda: _load_pixels(qimage_to_bgr(image), None), lambda r: self._on_loaded(doc, r),
+                              lambda e: self._on_load_failed(doc, e))  # fmt: skip
+        return doc
+
+    def paste(self, mime: QMimeData | None = None) -> ImageDocument | None:
+        """Open the clipboard's image (or copied image files)."""
+        mime = mime if mime is not None else QGuiApplication.clipboard().mimeData()
+        if mime is not None and mime.hasImage():
+            image = QImage(mime.imageData())
+            if not image.isNull():
+                return self.open_qimage(image)
+        if mime is not None and mime.hasUrls():
+            local = [u.toLocalFile() for u in mime.urls() if u.isLocalFile()]
+            if local:
+                docs = self.open_paths(local)
+                return docs[0] if docs else None
+        self.error.emit("The clipboard holds no image. Take a screenshot (PrtSc) or copy an image first.")
+        return None
+
+    def _add(self, doc: ImageDocument) -> ImageDocument:
+        doc.setParent(self)
+        doc.boxes_changed.connect(lambda d=doc: self._on_boxes_changed(d))
+        self.documents.append(doc)
+        self.documents_changed.emit()
+        if self.current is None:
+            self.set_current(doc)
+        return doc
+
+    def _on_loaded(self, doc: ImageDocument, loaded: tuple) -> None:
+        doc.set_loaded(*loaded)
+        doc.set_status(DocStatus.DETECTING)
+        self.document_updated.emit(doc)
+        if doc is self.current:
+            self.current_changed.emit(doc)
+            self.request_render()
+        self.detect(doc)
+
+    def _on_load_failed(self, doc: ImageDocument, exc: Exception) -> None:
+        message = str(exc) if isinstance(exc, VpdError) else f"{doc.name}: cannot open ({exc})"
+        doc.set_status(DocStatus.ERROR, message)
+        self.document_updated.emit(doc)
+        if doc is self.current:
+            self.current_changed.emit(doc)
+        self.error.emit(message)
+
+    # ----- detection ---------------------------------------------------------------------------
+    def detect(self, doc: ImageDocument) -> None:
+        """Run the detectors on ``doc`` (again); manual boxes are kept."""
+        if doc.pixels is None:
+            return
+        pixels = doc.pixels
+        doc.set_status(DocStatus.DETECTING)
+        self.document_updated.emit(doc)
+
+        def job() -> Detections | None:
+            return None if self._pipeline is None else self._pipeline.detect(pixels)
+
+        self.detect_runner.submit(job, lambda d: self._on_detected(doc, d), lambda e: self._on_detect_failed(doc, e))
+
+    def _on_detected(self, doc: ImageDocument, detections: Detections | None) -> None:
+        if doc not in self.documents:
+            return
+        if detections is not None:
+            doc.set_detections(detections)
+        doc.set_status(DocStatus.READY)
+        self.document_updated.emit(doc)
+
+    def _on_detect_failed(self, doc: ImageDocument, exc: Exception) -> None:
+        doc.set_status(DocStatus.READY, f"detection failed: {exc}")
+        self.document_updated.emit(doc)
+        self.error.emit(f"{doc.name}: detection failed ({exc}); boxes can still be drawn by hand.")
+
+    # ----- selection and settings --------------------------------------------------------------
+    def set_current(self, doc: ImageDocument | None) -> None:
+        """Show ``doc`` in the canvas."""
+        if doc is self.current:
+            return
+        self.current = doc
+        self.current_changed.emit(doc)
+        self.request_render()
+
+    def close_document(self, doc: ImageDocument) -> None:
+        """Forget an image (nothing is written)."""
+        if doc not in self.documents:
+            return
+        i = self.documents.index(doc)
+        self.documents.remove(doc)
+        self.documents_changed.emit()
+        if doc is self.current:
+            self.current = None
+            self.set_current(self.documents[min(i, len(self.documents) - 1)] if self.documents else None)
+            if self.current is None:
+                self.current_changed.emit(None)
+        doc.deleteLater()
+
+    def set_choice(self, choice: RedactionChoice) -> None:
+        """New classes/threshold/style: re-render from stored boxes, never re-detect."""
+        if choice == self.choice:
+            return
+        self.choice = choice
+        self.prefs.set_choice(choice)
+        self.choice_changed.emit(choice)
+        if self.current is not None:
+            self.document_updated.emit(self.current)
+        self.request_render()
+
+    def set_output_folder(self, folder: Path | None) -> None:
+        """Where Save writes; None = next to each original."""
+        self.output_folder = folder
+        self.prefs.set("images/output_folder", str(folder) if folder else "")
+
+    def _on_boxes_changed(self, doc: ImageDocument) -> None:
+        self.document_updated.emit(doc)
+        if doc is self.current:
+            self.request_render()
+
+    def render_pipeline(self) -> Pipeline:
+        """A detector-less pipeline carrying the current policy and style (select + render only)."""
+        return Pipeline((), self.choice.policy(), self.choice.redaction())
+
+    def request_render(self) -> None:
+        """Re-render the current image's preview in the worker; only the newest request runs."""
+        doc = self.current
+        if doc is None or doc.pixels is None:
+            return
+        pipeline, pixels = self.render_pipeline(), doc.pixels
+        hidden = doc.hidden(pipeline.policy)
+        self._render_seq += 1
+        seq = self._render_seq
+
+        def done(image: QImage) -> None:
+            if seq == self._render_seq and doc is self.current:
+                self.preview_ready.emit(doc, image)
+
+        self.io_runner.submit(lambda: bgr_to_qimage(pipeline.render(pixels, hidden)), done, self._report, key="preview")
+
+    # ----- output ------------------------------------------------------------------------------
+    def save(self, doc: ImageDocument | None = None, folder: Path | None = None,
+             on_saved: Callable[[Path], None] | None = None) -> bool:  # fmt: skip
+        """Write ``doc`` redacted, next to its original or into ``folder``/the output folder."""
+        doc = doc or self.current
+        if doc is None or doc.pixels is None:
+            self.error.emit("Nothing to save yet: open or paste an image first.")
+            return False
+        if doc.status in (DocStatus.DETECTING, DocStatus.LOADING):
+            self.error.emit(f"{doc.name} is still being analysed; save when its boxes are shown.")
+            return False
+        folder = folder or self.output_folder or (doc.path.parent if doc.path else None)
+        if folder is None:
+            self.error.emit("A pasted image has no folder: choose an output folder (File → Save to folder…).")
+            return False
+        pipeline, pixels, alpha = self.render_pipeline(), doc.pixels, doc.alpha
+        hidden = doc.hidden(pipeline.policy)
+        stem, suffix = (doc.path.stem, doc.path.suffix) if doc.path else (doc.name.replace(" ", "_"), ".png")
+
+        def done(path: Path) -> None:
+            doc.saved_path = path
+            doc.set_status(DocStatus.SAVED)
+            self.document_updated.emit(doc)
+            self.info.emit(f"Saved {path} — {len(hidden)} area(s) hidden; metadata stripped (EXIF, GPS, text chunks).")
+            if on_saved:
+                on_saved(path)
+
+        job = lambda: save_redacted(pixels, alpha, hidden, pipeline, Path(folder), stem, suffix)  # noqa: E731
+        self.io_runner.submit(job, done, self._report)
+        return True
+
+    def save_all(self, folder: Path | None = None) -> int:
+        """Save every analysed image; returns how many were queued."""
+        ready = [d for d in self.documents if d.status in (DocStatus.READY, DocStatus.SAVED)]
+        queued = sum(self.save(d, folder) for d in ready)
+        if not ready:
+            self.error.emit("No analysed images to save yet.")
+        return queued
+
+    def copy_to_clipboard(self, doc: ImageDocument | None = None) -> None:
+        """Put the redacted image on the clipboard (pixels only, no metadata)."""
+        doc = doc or self.current
+        if doc is None or doc.pixels is None:
+            self.error.emit("Nothing to copy yet.")
+            return
+        pipeline, pixels = self.render_pipeline(), doc.pixels
+        hidden = doc.hidden(pipeline.policy)
+
+        def done(image: QImage) -> None:
+            QGuiApplication.clipboard().setImage(image)
+            self.info.emit(f"Copied the redacted image to the clipboard ({len(hidden)} area(s) hidden; no metadata).")
+
+        self.io_runner.submit(lambda: bgr_to_qimage(pipeline.render(pixels, hidden)), done, self._report)
+
+    def _report(self, exc: Exception) -> None:
+        self.error.emit(str(exc) if isinstance(exc, VpdError) else f"Unexpected error: {exc!r}")
+
+    def shutdown(self) -> None:
+        """Stop and join both worker threads."""
+        self.detect_runner.stop()
+        self.io_runner.stop()
+
+
+def _load_file(path: Path) -> tuple:
+    image = read_image(path)
+    return _load_pixels(image.pixels, image.alpha)
+
+
+def _load_pixels(pixels: np.ndarray, alpha) -> tuple:
+    if pixels.ndim != 3 or min(pixels.shape[:2]) < 1:
+        raise ImageReadError("the image is empty")
+    pixels.setflags(write=False)
+    return pixels, alpha, bgr_to_qimage(pixels), thumbnail(pixels)
+
+
+def _path_or_none(value) -> Path | None:
+    return Path(value) if value else None

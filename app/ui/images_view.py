@@ -1,0 +1,248 @@
+"""The Images view: canvas + side panel + thumbnail strip, wired to an ``ImageController``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QImage, QKeySequence, QUndoGroup
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget, QToolBar,
+                               QToolButton, QVBoxLayout, QWidget)  # fmt: skip
+
+from app.media.image_io import SUPPORTED_SUFFIXES
+from app.ui.box_list import BoxList
+from app.ui.canvas import ImageCanvas
+from app.ui.document import DocStatus, ImageDocument
+from app.ui.image_controller import ImageController
+from app.ui.policy_panel import PolicyPanel
+from app.ui.thumb_strip import ThumbStrip
+
+IMAGE_FILTER = "Images (" + " ".join(f"*{s}" for s in SUPPORTED_SUFFIXES) + ")"
+
+
+def _action(parent, text: str, shortcut=None, tip: str = "", slot=None) -> QAction:
+    a = QAction(text, parent)
+    if shortcut is not None:
+        a.setShortcut(QKeySequence(shortcut))
+    a.setToolTip(f"{tip or text} ({a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)})" if shortcut else tip or text)
+    a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+    if slot is not None:
+        a.triggered.connect(slot)
+    return a
+
+
+class ImagesView(QWidget):
+    """Composes the review widgets; holds no image state of its own."""
+
+    status_message = Signal(str)
+
+    def __init__(self, controller: ImageController, parent=None) -> None:
+        super().__init__(parent)
+        self.c = controller
+        self.undo_group = QUndoGroup(self)
+        self.canvas = ImageCanvas()
+        self.panel = PolicyPanel()
+        self.box_list = BoxList()
+        self.strip = ThumbStrip()
+        self._build_actions()
+        self._build_layout()
+        self._connect()
+        self.panel.set_choice(controller.choice)
+        self._on_current(None)
+
+    # ----- construction ------------------------------------------------------------------------
+    def _build_actions(self) -> None:
+        A = _action
+        self.act_open = A(self, "&Open…", QKeySequence.StandardKey.Open, "Open images or a folder", self.open_dialog)
+        self.act_paste = A(self, "&Paste screenshot", QKeySequence.StandardKey.Paste, "Paste an image from the clipboard", lambda: self.c.paste())
+        self.act_save = A(self, "&Save", QKeySequence.StandardKey.Save, "Save a redacted copy (new file, never overwrites)", lambda: self.c.save())
+        self.act_save_to = A(self, "Save to &folder…", "Ctrl+Shift+S", "Save a redacted copy into a chosen folder", self.save_to_dialog)
+        self.act_save_all = A(self, "Save &all", "Ctrl+Alt+S", "Save every analysed image", lambda: self.c.save_all())
+        self.act_copy = A(self, "&Copy redacted", "Ctrl+Shift+C", "Copy the redacted image to the clipboard", lambda: self.c.copy_to_clipboard())
+        self.act_close = A(self, "Close image", QKeySequence.StandardKey.Close, "Close the current image", self._close_current)
+        self.act_redetect = A(self, "&Detect again", "F5", "Run the detectors again (manual boxes stay)", self._redetect)
+        self.act_undo = self.undo_group.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcut(QKeySequence.StandardKey.Undo)
+        self.act_redo = self.undo_group.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcuts([QKeySequence.StandardKey.Redo, QKeySequence("Ctrl+Y")])
+        self.act_delete = A(self, "&Delete box", QKeySequence.StandardKey.Delete, "Delete the selected boxes", self._delete_selected)
+        self.act_toggle = A(self, "&Toggle box", "T", "Hide/show the selected boxes in the output", self._toggle_selected)
+        self.act_zoom_in = A(self, "Zoom &in", QKeySequence.StandardKey.ZoomIn, slot=self.canvas.zoom_in)
+        self.act_zoom_out = A(self, "Zoom &out", QKeySequence.StandardKey.ZoomOut, slot=self.canvas.zoom_out)
+        self.act_fit = A(self, "&Fit to window", "Ctrl+0", slot=self.canvas.fit)
+        self.act_actual = A(self, "&Actual size", "Ctrl+1", slot=lambda: self.canvas.set_zoom(1.0))
+        self.act_before = A(self, "Before / after", None, "Show the original (or hold Space)")
+        self.act_before.setCheckable(True)
+        self.act_before.toggled.connect(self.canvas.set_show_original)
+        for a in (self.act_delete, self.act_toggle):
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.addActions([self.act_delete, self.act_toggle])
+
+    def _build_layout(self) -> None:
+        bar = QToolBar()
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for a in (self.act_open, self.act_paste, None, self.act_save, self.act_copy, None, self.act_undo,
+                  self.act_redo, None, self.act_zoom_out, self.act_fit, self.act_zoom_in, None, self.act_before):  # fmt: skip
+            bar.addSeparator() if a is None else bar.addAction(a)
+        self.zoom_label = QLabel()
+        self.zoom_label.setMinimumWidth(48)
+        bar.addWidget(self.zoom_label)
+        self.hint = QLabel("Drag on the image to add a box · click a label to toggle · Del deletes · hold Space for before")
+        self.hint.setStyleSheet("color: palette(mid); padding-left: 12px;")
+        bar.addWidget(self.hint)
+
+        self.side = QTabWidget()
+        self.side.addTab(self.panel, "What to hide")
+        self.side.addTab(self.box_list, "Boxes")
+        self.side.setMinimumWidth(250)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.canvas)
+        split.addWidget(self.side)
+        split.setStretchFactor(0, 1)
+        split.setSizes([900, 300])
+        split.setChildrenCollapsible(False)
+
+        self.save_all_button = QPushButton("Save all")
+        self.save_all_button.setToolTip("Save a redacted copy of every analysed image")
+        self.save_all_button.clicked.connect(self.act_save_all.trigger)
+        self.folder_button = QToolButton()
+        self.folder_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.folder_button.clicked.connect(self._choose_folder_mode)
+        self._update_folder_button()
+        side = QVBoxLayout()
+        side.addWidget(self.save_all_button)
+        side.addWidget(self.folder_button)
+        side.addStretch(1)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.strip, 1)
+        bottom.addLayout(side)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(bar)
+        layout.addWidget(split, 1)
+        layout.addLayout(bottom)
+
+    def _connect(self) -> None:
+        c = self.c
+        c.current_changed.connect(self._on_current)
+        c.preview_ready.connect(lambda doc, img: self.canvas.set_preview(img))
+        c.document_updated.connect(self._on_updated)
+        c.documents_changed.connect(lambda: self.strip.set_documents(c.documents))
+        c.detector_changed.connect(lambda info: self.panel.set_classes(info.domains))
+        c.choice_changed.connect(self.panel.set_choice)
+        self.panel.choice_changed.connect(c.set_choice)
+        self.strip.activated.connect(self._activate)
+        self.strip.close_requested.connect(lambda i: self._doc(i) and c.close_document(self._doc(i)))
+        self.canvas.box_drawn.connect(lambda xyxy: c.current and c.current.add_manual_box(xyxy))
+        self.canvas.box_edited.connect(lambda i, xyxy: c.current and c.current.set_geometry(i, xyxy))
+        self.canvas.box_toggled.connect(lambda i: c.current and c.current.toggle([i]))
+        self.canvas.delete_requested.connect(lambda ids: c.current and c.current.delete_boxes(ids))
+        self.canvas.selection_changed.connect(self.box_list.select_ids)
+        self.canvas.zoom_changed.connect(lambda z: self.zoom_label.setText(f"{z:.0%}"))
+        self.canvas.before_after_changed.connect(self._on_before_after)
+        self.box_list.enabled_changed.connect(lambda i, on: c.current and c.current.set_enabled([i], on))
+        self.box_list.selection_changed.connect(self.canvas.select_boxes)
+
+    # ----- slots -------------------------------------------------------------------------------
+    def _on_current(self, doc: ImageDocument | None) -> None:
+        self.canvas.show_image(doc.original if doc is not None else None)
+        if doc is not None:
+            if doc.undo_stack not in self.undo_group.stacks():
+                self.undo_group.addStack(doc.undo_stack)
+            self.undo_group.setActiveStack(doc.undo_stack)
+            if doc.status is DocStatus.ERROR:
+                self.canvas.empty_hint = f"Cannot open {doc.name}\n{doc.error}"
+        else:
+            self.undo_group.setActiveStack(None)
+            self.canvas.empty_hint = "Drop images or folders here\nCtrl+O to open  ·  Ctrl+V to paste a screenshot"
+        self.strip.set_current(doc)
+        self._refresh_boxes()
+        has_pixels = doc is not None and doc.pixels is not None
+        for a in (self.act_save, self.act_save_to, self.act_copy, self.act_redetect, self.act_close):
+            a.setEnabled(has_pixels or (a is self.act_close and doc is not None))
+
+    def _on_updated(self, doc: ImageDocument) -> None:
+        self.strip.update_document(doc)
+        if doc is self.c.current:
+            self._refresh_boxes()
+
+    def _refresh_boxes(self) -> None:
+        doc = self.c.current
+        if doc is None or doc.pixels is None:
+            self.canvas.clear_boxes()
+            self.box_list.set_boxes([], set())
+            self.side.setTabText(1, "Boxes")
+            return
+        hidden = doc.hidden_ids(self.c.choice.policy())
+        self.canvas.set_boxes(doc.boxes, hidden)
+        self.box_list.set_boxes(doc.boxes, hidden)
+        self.side.setTabText(1, f"Boxes ({len(hidden)}/{len(doc.boxes)})")
+
+    def _on_before_after(self, on: bool) -> None:
+        self.act_before.blockSignals(True)
+        self.act_before.setChecked(on)
+        self.act_before.blockSignals(False)
+        self.status_message.emit("Showing the ORIGINAL (unredacted)" if on else "Showing the redacted preview")
+
+    def _doc(self, doc_id: int) -> ImageDocument | None:
+        return next((d for d in self.c.documents if d.doc_id == doc_id), None)
+
+    def _activate(self, doc_id: int) -> None:
+        doc = self._doc(doc_id)
+        if doc is not None:
+            self.c.set_current(doc)
+
+    def _close_current(self) -> None:
+        if self.c.current is not None:
+            self.c.close_document(self.c.current)
+
+    def _redetect(self) -> None:
+        if self.c.current is not None:
+            self.c.detect(self.c.current)
+
+    def _delete_selected(self) -> None:
+        ids = self.canvas.selected_ids() or self.box_list.selected_ids()
+        if self.c.current is not None and ids:
+            self.c.current.delete_boxes(ids)
+
+    def _toggle_selected(self) -> None:
+        ids = self.canvas.selected_ids() or self.box_list.selected_ids()
+        if self.c.current is not None and ids:
+            self.c.current.toggle(ids)
+
+    # ----- dialogs -----------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Open images", "", f"{IMAGE_FILTER};;All files (*)")
+        if files:
+            self.c.open_paths(files)
+
+    def save_to_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Save redacted copy to folder", str(self.c.output_folder or ""))
+        if folder:
+            self.c.save(folder=Path(folder))
+
+    def _choose_folder_mode(self) -> None:
+        if self.c.output_folder is not None:
+            self.c.set_output_folder(None)
+        else:
+            folder = QFileDialog.getExistingDirectory(self, "Folder for redacted copies")
+            if folder:
+                self.c.set_output_folder(Path(folder))
+        self._update_folder_button()
+
+    def _update_folder_button(self) -> None:
+        f = self.c.output_folder
+        self.folder_button.setText(f"→ {f.name}/" if f else "→ next to original")
+        self.folder_button.setToolTip(f"Saving into {f} (click to save next to originals)" if f
+                                      else "Saving next to each original with _redacted (click to choose a folder)")  # fmt: skip
+
+    def actions_for_menus(self) -> dict[str, list[QAction | None]]:
+        """Actions grouped by menu, for the main window's menu bar."""
+        return {
+            "file": [self.act_open, self.act_paste, None, self.act_save, self.act_save_to, self.act_save_all,
+                     self.act_copy, None, self.act_close],
+            "edit": [self.act_undo, self.act_redo, None, self.act_delete, self.act_toggle, self.act_redetect],
+            "view": [self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual, self.act_before],
+        }  # fmt: skip

@@ -1,0 +1,270 @@
+"""Images view end to end: drop, detect, review, edit, save, paste, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage
+from PySide6.QtWidgets import QApplication
+
+from app.core.errors import ModelError
+from app.media.image_io import read_image
+from app.ui.document import DocStatus
+from app.ui.qt_image import bgr_to_qimage
+from app.ui.settings import RedactionChoice, StyleChoice
+
+from conftest import CountingDetector, factory_for, write_png
+
+# Two email boxes far apart, one low-score phone number.
+ROWS = [(20, 20, 80, 60, 0.9, 0), (150, 90, 220, 140, 0.8, 0), (100, 20, 130, 40, 0.3, 1)]
+
+
+def drop(window, paths):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = QPointF(window.rect().center())
+    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    event = QDropEvent(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, event)
+
+
+def ready(window, count=1):
+    docs = window.controller.images.documents
+    return len(docs) >= count and all(d.status in (DocStatus.READY, DocStatus.SAVED, DocStatus.ERROR) for d in docs)
+
+
+def idle(window):
+    return not window.controller.images.busy
+
+
+def saved(window, doc, qtbot):
+    done = []
+    assert window.controller.images.save(doc, on_saved=done.append)
+    qtbot.waitUntil(lambda: bool(done))
+    return done[0]
+
+
+@pytest.fixture
+def image(tmp_path) -> Path:
+    return write_png(tmp_path / "shot.png")
+
+
+def test_drop_file_shows_boxes(make_window, image, qtbot):
+    det = CountingDetector(ROWS)
+    w = make_window(factory_for(det))
+    drop(w, [image])
+    qtbot.waitUntil(lambda: ready(w))
+    images = w.views["Images"]
+    doc = w.controller.images.current
+    assert len(doc.boxes) == 3 and det.calls == 1
+    assert images.canvas.box_item(doc.boxes[0].id) is not None
+    # the low-score phone box is shown but not hidden under the default 0.25 threshold? (0.3 ≥ 0.25 → hidden)
+    assert images.box_list.count() == 3
+    assert "3 boxes" in images.strip.status_text(doc.doc_id)
+    assert "CPU" in w.provider_label.text()
+
+
+def test_toggle_box_changes_saved_output_exactly_there(make_window, image, qtbot, tmp_path):
+    w = make_window(factory_for(CountingDetector(ROWS)))
+    c = w.controller.images
+    c.set_choice(RedactionChoice(padding=0.0))
+    c.open_paths([image])
+    qtbot.waitUntil(lambda: ready(w))
+    doc = c.current
+    first = saved(w, doc, qtbot)
+    assert first == tmp_path / "shot_redacted.png"
+    box = doc.boxes[1]
+    w.views["Images"].box_list.item_for(box.id).setCheckState(Qt.CheckState.Unchecked)
+    assert not doc.box(box.id).enabled
+    second = saved(w, doc, qtbot)
+    assert second == tmp_path / "shot_redacted-2.png"  # never overwrites
+    a, b, src = read_image(first).pixels, read_image(second).pixels, read_image(image).pixels
+    changed = np.argwhere((a != b).any(axis=2))
+    x0, y0, x1, y1 = box.xyxy
+    pad = 2  # RedactionSettings.min_padding_px
+    assert len(changed)
+    assert changed[:, 1].min() >= x0 - pad and changed[:, 1].max() < x1 + pad
+    assert changed[:, 0].min() >= y0 - pad and changed[:, 0].max() < y1 + pad
+    assert np.array_equal(b[int(y0) + 2 : int(y1) - 2, int(x0) + 2 : int(x1) - 2],
+                          src[int(y0) + 2 : int(y1) - 2, int(x0) + 2 : int(x1) - 2])  # fmt: skip
+    assert "metadata stripped" in w.statusBar().currentMessage()
+
+
+def test_manual_box_drawn_with_mouse_is_redacted(make_window, image, qtbot):
+    w = make_window(factory_for(CountingDetector([])))
+    c = w.controller.images
+    c.open_paths([image])
+    qtbot.waitUntil(lambda: ready(w))
+    canvas = w.views["Images"].canvas
+    canvas.set_zoom(1.0)
+    start, end = canvas.mapFromScene(QPointF(100, 60)), canvas.mapFromScene(QPointF(180, 120))
+    qtbot.mousePress(canvas.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(canvas.viewport(), pos=QPoint((start.x() + end.x()) // 2, (start.y() + end.y()) // 2))
+    qtbot.mouseMove(canvas.viewport(), pos=end)
+    qtbot.mouseRelease(canvas.viewport(), Qt.MouseButton.LeftButton, pos=end)
+    doc = c.current
+    assert len(doc.boxes) == 1 and doc.boxes[0].class_name == "manual"
+    x0, y0, x1, y1 = doc.boxes[0].xyxy
+    assert abs(x0 - 100) <= 2 and abs(y1 - 120) <= 2
+    out = read_image(saved(w, doc, qtbot)).pixels
+    assert (out[62:118, 102:178] == 0).all()
+    assert (out[5:15, 5:15] != 0).any()
+    # undo removes it, redo brings it back
+    w.views["Images"].act_undo.trigger()
+    assert doc.boxes == []
+    w.views["Images"].act_redo.trigger()
+    assert len(doc.boxes) == 1
+
+
+def test_delete_and_resize_are_undoable(make_window, image, qtbot):
+    w = make_window(factory_for(CountingDetector(ROWS)))
+    c = w.controller.images
+    c.open_paths([image])
+    qtbot.waitUntil(lambda: ready(w))
+    view, doc = w.views["Images"], c.current
+    first = doc.boxes[0]
+    view.canvas.select_boxes([first.id])
+    view.canvas.setFocus()
+    qtbot.keyClick(view.canvas, Qt.Key.Key_Delete)
+    assert doc.box(first.id) is None
+    view.act_undo.trigger()
+    assert doc.box(first.id) is not None
+    item = view.canvas.box_item(first.id)
+    item.begin_drag("br", QPointF(80, 60))
+    item.drag_to(QPointF(100, 70))
+    item.end_drag()
+    assert doc.box(first.id).xyxy == (20.0, 20.0, 100.0, 70.0)
+    view.act_undo.trigger()
+    assert doc.box(first.id).xyxy == (20.0, 20.0, 80.0, 60.0)
+
+
+def test_paste_screenshot_from_clipboard(make_window, qtbot):
+    det = CountingDetector(ROWS)
+    w = make_window(factory_for(det))
+    frame = np.full((120, 200, 3), 200, np.uint8)
+    QGuiApplication.clipboard().setImage(bgr_to_qimage(frame))
+    w.views["Images"].act_paste.trigger()
+    qtbot.waitUntil(lambda: ready(w))
+    doc = w.controller.images.current
+    assert doc.path is None and doc.size == (200, 120) and len(doc.boxes) == 3
+
+
+def test_style_and_threshold_change_without_rerunning_the_model(make_window, image, qtbot):
+    det = CountingDetector(ROWS)
+    w = make_window(factory_for(det))
+    c, view = w.controller.images, w.views["Images"]
+    c.open_paths([image])
+    qtbot.waitUntil(lambda: ready(w) and idle(w))
+    doc = c.current
+    assert doc.hidden_ids(c.choice.policy()) == {b.id for b in doc.boxes}
+    with qtbot.waitSignal(c.preview_ready):
+        view.panel.conf.setValue(50)  # 0.50: the 0.3 phone box is no longer hidden
+    assert c.choice.conf == 0.5
+    assert doc.hidden_ids(c.choice.policy()) == {b.id for b in doc.boxes[:2]}
+    assert view.side.tabText(1) == "Boxes (2/3)"
+    with qtbot.waitSignal(c.preview_ready):
+        view.panel.style.setCurrentIndex(view.panel.style.findData("pixelate"))
+        view.panel.style.activated.emit(view.panel.style.currentIndex())
+    assert c.choice.style is StyleChoice.PIXELATE
+    with qtbot.waitSignal(c.preview_ready):
+        view.panel.class_item("email").setCheckState(0, Qt.CheckState.Unchecked)
+    assert "email" not in c.choice.classes and c.choice.preset == "custom"
+    assert doc.hidden_ids(c.choice.policy()) == set()
+    assert det.calls == 1
+
+
+def test_settings_persist_across_windows(make_window, prefs, qtbot):
+    w = make_window(factory_for(CountingDetector([])))
+    w.controller.images.set_choice(RedactionChoice(style=StyleChoice.BLUR, conf=0.6))
+    w.close()
+    w2 = make_window(factory_for(CountingDetector([])))
+    assert w2.controller.images.choice.style is StyleChoice.BLUR
+    assert w2.views["Images"].panel.conf.value() == 60
+
+
+def test_corrupt_file_shows_error_and_app_keeps_running(make_window, image, tmp_path, qtbot):
+    w = make_window(factory_for(CountingDetector(ROWS)))
+    bad = tmp_path / "broken.png"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n" + b"garbage" * 10)
+    drop(w, [bad])
+    qtbot.waitUntil(lambda: ready(w))
+    assert "broken.png" in w.message_bar.text and w.message_bar.isVisible()
+    assert w.controller.images.documents[0].status is DocStatus.ERROR
+    assert not w.controller.images.save()  # nothing is written
+    drop(w, [image])
+    qtbot.waitUntil(lambda: ready(w, 2))
+    assert list(tmp_path.glob("*_redacted*")) == []
+
+
+def test_no_model_banner_and_manual_boxes_still_work(make_window, image, qtbot):
+    def missing():
+        raise ModelError("model file not found: /nowhere/vpd-n.onnx")
+
+    w = make_window(missing)
+    assert "No detector model found" in w.model_banner.text
+    assert "draw boxes by hand" in w.model_banner.text
+    assert "none" in w.provider_label.text()
+    c = w.controller.images
+    c.open_paths([image])
+    qtbot.waitUntil(lambda: ready(w))
+    c.current.add_manual_box((10, 10, 50, 50))
+    out = read_image(saved(w, c.current, qtbot)).pixels
+    assert (out[15:45, 15:45] == 0).all()
+
+
+def test_batch_folder_and_save_all(make_window, tmp_path, qtbot):
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    for i in range(3):
+        write_png(folder / f"img{i}.png")
+    w = make_window(factory_for(CountingDetector(ROWS)))
+    out = tmp_path / "out"
+    drop(w, [folder])
+    qtbot.waitUntil(lambda: ready(w, 3))
+    assert w.views["Images"].strip.count() == 3
+    assert w.controller.images.save_all(out) == 3
+    qtbot.waitUntil(lambda: all(d.status is DocStatus.SAVED for d in w.controller.images.documents))
+    assert sorted(p.name for p in out.iterdir()) == ["img0_redacted.png", "img1_redacted.png", "img2_redacted.png"]
+
+
+def test_before_after_with_space(make_window, image, qtbot):
+    w = make_window(factory_for(CountingDetector(ROWS)))
+    w.controller.images.open_paths([image])
+    qtbot.waitUntil(lambda: ready(w))
+    canvas = w.views["Images"].canvas
+    canvas.setFocus()
+    qtbot.keyPress(canvas, Qt.Key.Key_Space)
+    assert canvas.showing_original and w.views["Images"].act_before.isChecked()
+    qtbot.keyRelease(canvas, Qt.Key.Key_Space)
+    assert not canvas.showing_original
+
+
+def test_copy_to_clipboard(make_window, image, qtbot):
+    w = make_window(factory_for(CountingDetector(ROWS)))
+    c = w.controller.images
+    c.open_paths([image])
+    qtbot.waitUntil(lambda: ready(w))
+    QGuiApplication.clipboard().clear()
+    with qtbot.waitSignal(c.info):
+        w.views["Images"].act_copy.trigger()
+    img: QImage = QGuiApplication.clipboard().image()
+    assert img.width() == 240 and QColorAt(img, 50, 40) == (0, 0, 0)
+
+
+def QColorAt(img: QImage, x: int, y: int):
+    c = img.pixelColor(x, y)
+    return (c.red(), c.green(), c.blue())
+
+
+def test_shortcuts_dialog_lists_actions(make_window, qtbot):
+    w = make_window(factory_for(CountingDetector([])))
+    dialog = w.show_shortcuts()
+    texts = [dialog.table.item(r, 0).text() + " " + dialog.table.item(r, 1).text() for r in range(dialog.table.rowCount())]
+    assert any("Ctrl+S" in t and "Save" in t for t in texts)
+    assert any("Space" in t for t in texts)
+    dialog.close()
