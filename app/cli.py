@@ -15,6 +15,9 @@ COMMAND_MODULES = {
     "image": "app.commands.image",
     "bench": "app.commands.bench",
     "eval": "app.commands.eval",
+    "video": "app.commands.video",
+    "stream": "app.commands.stream",
+    "bench-video": "app.commands.bench_video",
 }
 
 

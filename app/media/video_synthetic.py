@@ -174,6 +174,11 @@ class DropoutDetector:
         self._lock = threading.Lock()
 
     @property
+    def calls(self) -> int:
+        """How many times ``detect`` was called."""
+        return self._calls
+
+    @property
     def class_names(self) -> tuple[str, ...]:
         """The wrapped detector's classes."""
         return self.inner.class_names

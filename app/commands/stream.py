@@ -1,0 +1,154 @@
+"""``vpd-redact stream --source SPEC``: mask a live source as it plays.
+
+SPEC is ``camera:N``, ``screen`` / ``screen:N``, ``window:TITLE`` (X11, needs xdotool or
+wmctrl), ``synthetic`` (a test pattern) or a video FILE. Masked frames go to ``--record FILE``,
+``--virtual-camera`` and/or ``--preview``. Protection fails closed: until the detector has
+answered, when it stalls or errors, the whole frame is masked with a PROTECTION PAUSED banner.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from fractions import Fraction
+from pathlib import Path
+
+from app.commands.common import add_detection_args, check_class_names, policy_from_args, redaction_from_args
+from app.commands.video import add_video_args, build_detector_list
+from app.core.errors import VpdError
+from app.core.live import LiveFrame, LiveMasker, LiveOptions, run_live
+from app.core.pipeline import Pipeline
+from app.media.sinks import VideoFileSink, VirtualCameraSink
+from app.media.sources import open_source
+
+_MS = Fraction(1, 1000)  # recordings are timed by the wall clock, in milliseconds
+
+
+def add_parser(sub) -> None:
+    """Register the ``stream`` sub-command."""
+    p = sub.add_parser("stream", help="mask a camera, screen, window or file live", description=__doc__)
+    p.add_argument("--source", required=True, help="camera:N | screen[:N] | window:TITLE | synthetic | FILE")
+    p.add_argument("--record", type=Path, default=None, metavar="FILE", help="also write the masked stream to FILE (.mp4)")
+    p.add_argument("--virtual-camera", action="store_true", help="send masked frames to a virtual camera (pyvirtualcam)")
+    p.add_argument("--preview", action="store_true", help="show an OpenCV preview window (needs a non-headless OpenCV)")
+    p.add_argument("--deadline", type=float, default=1.0, metavar="S",
+                   help="mask everything when the newest detection is older than S seconds (default: %(default)s)")  # fmt: skip
+    p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds")
+    p.add_argument("--max-frames", type=int, default=None, help="stop after N frames")
+    p.add_argument("--telemetry-every", type=float, default=2.0, metavar="S", help="print FPS/latency every S seconds")
+    add_video_args(p)
+    add_detection_args(p)
+    p.set_defaults(run=run)
+
+
+class _Preview:
+    def __init__(self) -> None:
+        import cv2
+
+        self.cv2 = cv2
+        try:
+            cv2.namedWindow("vpd-redact (masked)", cv2.WINDOW_NORMAL)
+        except cv2.error as exc:
+            raise VpdError(f"no preview window in this OpenCV build ({exc.err or exc}); use the GUI or --record") from None
+
+    def __call__(self, out: LiveFrame) -> None:
+        self.cv2.imshow("vpd-redact (masked)", out.frame)
+        self.cv2.waitKey(1)
+
+    def close(self) -> None:
+        self.cv2.destroyAllWindows()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Stream until the source ends, --duration/--max-frames, or Ctrl-C; 0 ok, 1 source failed, 2 usage."""
+    if not (args.record or args.virtual_camera or args.preview):
+        print("error: nothing to show the masked stream on: add --record FILE, --virtual-camera or --preview",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    closers: list = []
+    try:
+        policy, redaction = policy_from_args(args), redaction_from_args(args)
+        detectors, providers, warnings = build_detector_list(args)
+        pipeline = Pipeline(detectors, policy, redaction)
+        check_class_names(args, pipeline.class_names)
+        source = open_source(args.source)
+        closers.append(source)
+        w, h = source.size
+        sinks = []
+        if args.record:
+            rec = VideoFileSink(args.record, source.fps, (w, h), time_base=_MS)
+            closers.append(rec)
+            start = time.perf_counter()
+            last = [-1]
+
+            def record(out: LiveFrame, rec=rec) -> None:
+                pts = max(int((time.perf_counter() - start) * 1000), last[0] + 1)  # wall-clock timing
+                last[0] = pts
+                rec.write(out.frame, pts)
+
+            sinks.append(record)
+        if args.virtual_camera:
+            cam = VirtualCameraSink(w, h, source.fps)
+            closers.append(cam)
+            sinks.append(lambda out: cam.write(out.frame))
+            print(f"virtual camera: {cam.device}", file=sys.stderr)
+        if args.preview:
+            preview = _Preview()
+            closers.append(preview)
+            sinks.append(preview)
+    except (VpdError, ValueError) as exc:
+        for c in reversed(closers):
+            getattr(c, "abort", c.close)()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for warn in warnings:
+        print(f"warning: {warn}", file=sys.stderr)
+    hold = 0.5 if args.hold is None else args.hold
+    options = LiveOptions(hold_s=hold, deadline_s=args.deadline, fps=source.fps or 30.0)
+    stop = threading.Event()
+    print(f"streaming {args.source} ({w}x{h} @ {source.fps:.0f} fps), providers: {providers}; Ctrl-C stops",
+          file=sys.stderr)  # fmt: skip
+    masker = LiveMasker(pipeline, options)
+    sinks.append(_telemetry_printer(masker, args.telemetry_every))
+    timer = None
+    if args.duration:
+        timer = threading.Timer(args.duration, stop.set)
+        timer.daemon = True
+        timer.start()
+    try:
+        summary = run_live(source, masker, sinks, stop, args.max_frames)
+    except KeyboardInterrupt:
+        summary = None
+    finally:
+        if timer:
+            timer.cancel()
+        masker.close()
+        for c in reversed(closers):
+            try:
+                c.close()
+            except VpdError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+    t = masker.telemetry()
+    ended = summary.ended if summary else "stopped by Ctrl-C"
+    print(f"{ended}: {t.frames} frames, {t.paused_frames} fully masked (protection paused), "
+          f"last fps {t.fps:.1f}, latency {1000 * t.latency_s:.0f} ms", file=sys.stderr)  # fmt: skip
+    if args.record:
+        print(f"recorded to {args.record}", file=sys.stderr)
+    return 1 if summary and summary.ended.startswith("source failed") else 0
+
+
+def _telemetry_printer(masker: LiveMasker, every: float):
+    last = [time.perf_counter()]
+
+    def show(out: LiveFrame) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= every:
+            last[0] = now
+            t = masker.telemetry()
+            state = "protected" if out.protected else f"PAUSED ({out.reason})"
+            print(f"fps {t.fps:5.1f}  latency {1000 * t.latency_s:5.1f} ms  detector {1000 * t.detect_s:5.1f} ms  "
+                  f"age {1000 * t.detection_age_s:5.0f} ms  provider {t.provider}  {state}", file=sys.stderr)  # fmt: skip
+
+    return show

@@ -1,0 +1,145 @@
+"""``vpd-redact video IN -o OUT``: redact a video file into a new H.264 file, audio kept.
+
+The detector runs every ``--stride``-th frame; a second pass fills every gap between detections
+of the same object in both directions and holds boxes ``--hold`` seconds before/after, so
+nothing flashes through a missed frame. Container metadata (GPS, device, dates) is not copied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from app.commands.common import (
+    add_detection_args,
+    check_class_names,
+    detector_config,
+    policy_from_args,
+    redaction_from_args,
+)
+from app.core.errors import Cancelled, VpdError
+from app.core.pipeline import Detector, Pipeline
+from app.inference.factory import build_detectors
+from app.media.video_export import ExportOptions, ExportReport, export_video
+from app.media.video_synthetic import ColourKeyDetector
+
+DEFAULT_STRIDE = 2
+
+
+def add_video_args(p: argparse.ArgumentParser) -> None:
+    """Options shared by video and stream: stride/hold and the test oracle."""
+    g = p.add_argument_group("tracking")
+    g.add_argument("--hold", type=float, default=None, metavar="S",
+                   help="seconds a lost box stays masked (default: 1.0 for video, 0.5 live)")  # fmt: skip
+    g.add_argument("--fake-detector", action="store_true",
+                   help="testing only: find the key-coloured PII of synthetic clips instead of running a model")  # fmt: skip
+
+
+def add_parser(sub) -> None:
+    """Register the ``video`` sub-command."""
+    p = sub.add_parser("video", help="redact a video file (H.264 out, audio kept)", description=__doc__)
+    p.add_argument("input", type=Path, metavar="IN", help="video file (mp4, mov, mkv, webm, avi…)")
+    p.add_argument("-o", "--output", type=Path, required=True, metavar="OUT",
+                   help="output .mp4/.mov/.mkv file, or a folder (then IN's name + _redacted.mp4)")  # fmt: skip
+    p.add_argument("--stride", type=int, default=DEFAULT_STRIDE,
+                   help="run the detector every N-th frame (default: %(default)s; 1 = every frame)")  # fmt: skip
+    p.add_argument("--no-audio", action="store_true", help="drop the audio track")
+    p.add_argument("--crf", type=int, default=20, help="x264 quality, lower is better (default: %(default)s)")
+    p.add_argument("--single-pass", action="store_true",
+                   help="one pass with the live tracker instead of two-pass gap filling (less safe)")  # fmt: skip
+    p.add_argument("--report", type=Path, default=None, help="write a JSON summary of the export here")
+    add_video_args(p)
+    add_detection_args(p)
+    p.set_defaults(run=run)
+
+
+def build_detector_list(args: argparse.Namespace) -> tuple[tuple[Detector, ...], str, tuple[str, ...]]:
+    """(detectors, provider text, warnings) from the arguments; honours --fake-detector."""
+    if args.fake_detector:
+        return (ColourKeyDetector(),), "oracle (fake detector)", ()
+    built = build_detectors(detector_config(args))
+    return built.detectors, built.providers, built.warnings
+
+
+def output_path(args: argparse.Namespace) -> Path:
+    """-o as given, or ``OUT/<stem>_redacted.mp4`` when it is a folder."""
+    out = args.output
+    if out.is_dir() or (not out.suffix and not out.exists()):
+        return out / f"{args.input.stem}_redacted.mp4"
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Export; 0 on success, 1 on a failed export, 2 on a usage or model error, 130 on cancel."""
+    try:
+        policy = policy_from_args(args)
+        redaction = redaction_from_args(args)
+        hold = 1.0 if args.hold is None else args.hold
+        options = ExportOptions(keep_audio=not args.no_audio, stride=args.stride, hold_s=hold, crf=args.crf,
+                                bidirectional=not args.single_pass)  # fmt: skip
+        detectors, providers, warnings = build_detector_list(args)
+        pipeline = Pipeline(detectors, policy, redaction)
+        check_class_names(args, pipeline.class_names)
+    except (VpdError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.verbose:
+        print(f"providers: {providers}", file=sys.stderr)
+    target = output_path(args)
+    bar = tqdm(desc="redacting", unit="frame", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+    def progress(done: int, total: int | None) -> None:
+        if total is not None and bar.total != total:
+            bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        report = export_video(args.input, target, pipeline, options, progress)
+    except Cancelled as exc:
+        bar.close()
+        print(f"cancelled: {exc}", file=sys.stderr)
+        return 130
+    except VpdError as exc:
+        bar.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        bar.close()
+        print("cancelled; no file written", file=sys.stderr)
+        return 130
+    bar.close()
+    print(
+        f"{report.frames} frames → {report.target} ({report.width}x{report.height}, audio {report.audio}); "
+        f"detector on {report.detected_frames} frames, {report.filled} boxes added by tracking; "
+        f"{report.throughput_fps:.1f} fps; metadata stripped",
+        file=sys.stderr,
+    )
+    if args.report:
+        _write_report(args.report, report, providers, options)
+    return 0
+
+
+def _write_report(path: Path, report: ExportReport, providers: str, options: ExportOptions) -> None:
+    data = {
+        "input": str(report.source), "output": str(report.target), "frames": report.frames,
+        "detected_frames": report.detected_frames, "detector_hits": report.hits, "tracker_boxes": report.filled,
+        "width": report.width, "height": report.height, "fps": report.fps, "rotation_applied": report.rotation,
+        "audio": report.audio, "seconds": round(report.seconds, 3), "throughput_fps": round(report.throughput_fps, 2),
+        "providers": providers, "stride": options.stride, "hold_s": options.hold_s,
+        "bidirectional": options.bidirectional,
+    }  # fmt: skip
+    tmp = path.with_name(f".{path.name}.part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data, indent=1))
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        print(f"error: cannot write report {path}: {exc.strerror}", file=sys.stderr)
