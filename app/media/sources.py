@@ -52,6 +52,10 @@ class CameraSource(_ContextMixin):
     def __init__(self, index: int, width: int | None = None, height: int | None = None) -> None:
         import cv2
 
+        try:  # OpenCV prints backend errors for a missing camera; we raise a clear one instead
+            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+        except AttributeError:
+            pass
         self._cap = cv2.VideoCapture(index)
         if not self._cap.isOpened():
             self._cap.release()
@@ -90,7 +94,7 @@ class ScreenSource(_ContextMixin):
         try:
             import mss
 
-            self._sct = mss.mss()
+            self._sct = (getattr(mss, "MSS", None) or mss.mss)()
         except Exception as exc:  # noqa: BLE001 - mss raises ScreenShotError and friends
             raise SourceError(f"screen capture unavailable: {exc} (no display?)") from None
         monitors = self._sct.monitors
