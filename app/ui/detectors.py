@@ -98,3 +98,8 @@ def describe_failure(exc: Exception, model_path: Path | None) -> DetectorInfo:
     else:
         message = f"The detector could not be loaded ({exc}) — {tail}."
     return DetectorInfo(False, "none", (), {}, message)
+
+
+def first_provider_name(detectors: Sequence[Detector]) -> str:
+    """'CUDA' / 'CPU' of the first ONNX detector; 'CPU' for plain-Python detectors; 'none' if empty."""
+    return first_provider(detectors) if detectors else "none"

@@ -125,11 +125,14 @@ class Preferences:
     def set(self, key: str, value: Any) -> None:
         self.q.setValue(key, value)
 
-    def choice(self) -> RedactionChoice:
-        return RedactionChoice.from_json(self.value("redaction/choice", ""))
+    def choice(self, scope: str = "images") -> RedactionChoice:
+        """The saved choice of a view ('images', 'video', 'live')."""
+        default = RedactionChoice() if scope == "images" else RedactionChoice.from_preset("streaming")
+        text = self.value(f"{scope}/choice", "")
+        return RedactionChoice.from_json(text) if text else default
 
-    def set_choice(self, choice: RedactionChoice) -> None:
-        self.set("redaction/choice", choice.to_json())
+    def set_choice(self, choice: RedactionChoice, scope: str = "images") -> None:
+        self.set(f"{scope}/choice", choice.to_json())
 
     def sync(self) -> None:
         self.q.sync()

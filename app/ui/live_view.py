@@ -1,0 +1,194 @@
+"""The Live view: source, output, start/stop, a large masked preview, telemetry and a red
+banner whenever protection is paused (the engine failed closed)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPixmap
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QRadioButton, QSizePolicy, QVBoxLayout, QWidget)  # fmt: skip
+
+from app.ui.live_controller import LiveController
+from app.ui.live_worker import LiveConfig, LiveStatus
+from app.ui.policy_panel import PolicyPanel
+
+SOURCES = (("Camera 0", "camera:0"), ("Camera 1", "camera:1"), ("Screen 1", "screen:1"), ("Screen 2", "screen:2"),
+           ("Window by title…", "window:"), ("Video file (test source)…", "file:"), ("Test pattern", "synthetic:1280x720"))  # fmt: skip
+
+
+class PreviewWidget(QWidget):
+    """Draws the newest masked frame, letterboxed; the frame is already sized by the worker."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(320, 180)
+        self._pixmap = QPixmap()
+        self.placeholder = "Choose a source and press Start"
+
+    def set_image(self, image: QImage | None) -> None:
+        self._pixmap = QPixmap.fromImage(image) if image is not None else QPixmap()
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.fillRect(self.rect(), QColor("#111418"))
+        if self._pixmap.isNull():
+            p.setPen(QColor("#8b949e"))
+            p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.placeholder)
+            return
+        size = self._pixmap.size().scaled(self.size(), Qt.AspectRatioMode.KeepAspectRatio)
+        target = QRect((self.width() - size.width()) // 2, (self.height() - size.height()) // 2, size.width(), size.height())
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        p.drawPixmap(target, self._pixmap)
+
+
+class LiveView(QWidget):
+    """Composes the live controls; all work is in ``LiveController``'s worker."""
+
+    def __init__(self, controller: LiveController, parent=None) -> None:
+        super().__init__(parent)
+        self.c = controller
+        self.source = QComboBox()
+        for text, spec in SOURCES:
+            self.source.addItem(text, spec)
+        self.source_detail = QLineEdit()
+        self.source_detail.setPlaceholderText("window title or video file")
+        self.browse = QPushButton("Browse…")
+        self.browse.clicked.connect(self._browse)
+        self.preview_only = QRadioButton("Preview only (capture this window in OBS)")
+        self.virtual_camera = QRadioButton("Virtual camera")
+        self.preview_only.setChecked(True)
+        self.camera_note = QLabel("Checking for a virtual camera…")
+        self.camera_note.setWordWrap(True)
+        self.record = QCheckBox("Record the masked output to")
+        self.record_path = QLineEdit(str(Path.home() / "Videos" / "vpd-live.mp4"))
+        self.start_button = QPushButton("Start")
+        self.start_button.setShortcut(QKeySequence("F6"))
+        self.start_button.setToolTip("Start / stop live masking (F6)")
+        self.start_button.setMinimumWidth(110)
+        self.banner = QLabel()
+        self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.banner.setStyleSheet("background: #d1242f; color: white; font-weight: bold; padding: 8px; border-radius: 4px;")
+        self.banner.hide()
+        self.preview = PreviewWidget()
+        self.telemetry = QLabel("Not running")
+        self.telemetry.setStyleSheet("font-family: monospace;")
+        self.panel = PolicyPanel()
+        self.panel.setMaximumWidth(300)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Source"))
+        top.addWidget(self.source)
+        top.addWidget(self.source_detail, 1)
+        top.addWidget(self.browse)
+        top.addWidget(self.start_button)
+        out = QHBoxLayout()
+        out.addWidget(self.preview_only)
+        out.addWidget(self.virtual_camera)
+        out.addWidget(self.record)
+        out.addWidget(self.record_path, 1)
+        left = QVBoxLayout()
+        left.addLayout(top)
+        left.addLayout(out)
+        left.addWidget(self.camera_note)
+        left.addWidget(self.banner)
+        left.addWidget(self.preview, 1)
+        left.addWidget(self.telemetry)
+        layout = QHBoxLayout(self)
+        layout.addLayout(left, 1)
+        layout.addWidget(self.panel)
+
+        c = controller
+        self.panel.set_choice(c.choice.get())
+        self.panel.choice_changed.connect(c.set_choice)
+        self.start_button.clicked.connect(self.toggle)
+        self.source.currentIndexChanged.connect(self._source_changed)
+        c.preview.connect(self._on_preview)
+        c.running_changed.connect(self._on_running)
+        c.virtual_camera_checked.connect(self._on_camera_checked)
+        saved = c.prefs.value("live/source", "", str)
+        index = next((i for i, (_, s) in enumerate(SOURCES) if saved and saved.startswith(s)), 6)
+        self.source.setCurrentIndex(index)
+        self._source_changed(index)
+        if saved.startswith(("window:", "file:")) or (saved and index == 5):
+            self.source_detail.setText(saved.split(":", 1)[1] if ":" in saved else saved)
+        self._fps_t = 0.0
+
+    def config(self) -> LiveConfig:
+        spec = self.source.currentData()
+        detail = self.source_detail.text().strip()
+        if spec == "window:":
+            spec = f"window:{detail}"
+        elif spec == "file:":
+            spec = detail
+        record = Path(self.record_path.text()) if self.record.isChecked() and self.record_path.text().strip() else None
+        return LiveConfig(spec, self.virtual_camera.isChecked(), record)
+
+    def toggle(self) -> None:
+        if self.c.running:
+            self.c.stop()
+        else:
+            self.c.start(self.config())
+
+    def showEvent(self, event) -> None:
+        self.c.check_virtual_camera()
+        super().showEvent(event)
+
+    def resizeEvent(self, event) -> None:
+        ratio = self.devicePixelRatioF()
+        self.c.preview_side.set(int(max(self.preview.width(), self.preview.height()) * ratio))
+        super().resizeEvent(event)
+
+    def _source_changed(self, index: int) -> None:
+        spec = self.source.itemData(index)
+        needs_detail = spec in ("window:", "file:")
+        self.source_detail.setVisible(needs_detail)
+        self.browse.setVisible(spec == "file:")
+        self.source_detail.setPlaceholderText("part of the window title" if spec == "window:" else "video file")
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Video file as a test source", "", "Videos (*.mp4 *.mov *.mkv *.avi *.webm)")
+        if path:
+            self.source_detail.setText(path)
+
+    def _on_camera_checked(self, problem: str) -> None:
+        self.virtual_camera.setEnabled(not problem)
+        if problem:
+            self.preview_only.setChecked(True)
+            self.camera_note.setText(f"No virtual camera available — {problem}. Use “Preview only” and capture this window in OBS.")
+        else:
+            self.camera_note.setText("A virtual camera is available: video apps can pick it as their camera.")
+
+    def _on_running(self, running: bool) -> None:
+        self.start_button.setText("Stop" if running else "Start")
+        for w in (self.source, self.source_detail, self.browse, self.preview_only, self.virtual_camera, self.record, self.record_path):
+            w.setEnabled(not running and (w is not self.virtual_camera or not self.c.virtual_camera_problem))
+        if running:
+            self.preview.placeholder = "Starting… (the output stays fully masked until the detector is ready)"
+            self.preview.set_image(None)
+        else:
+            self.banner.hide()
+            self.telemetry.setText("Not running")
+
+    def _on_preview(self, image: QImage, status: LiveStatus) -> None:
+        self.preview.set_image(image)
+        if status.protected:
+            self.banner.hide()
+        else:
+            self.banner.setText(f"PROTECTION PAUSED — output fully masked ({status.reason})")
+            self.banner.show()
+        rec = f" · ● REC {status.recording}" if status.recording else ""
+        self.telemetry.setText(f"{status.fps:5.1f} fps · latency {status.latency_s * 1000:4.0f} ms · {status.provider}"
+                               f" · {status.frames} frames{rec}")  # fmt: skip
+
+
+def build_live_view(app_controller) -> LiveView:
+    controller = LiveController(app_controller.detector_factory, app_controller.prefs, parent=app_controller)
+    app_controller.live = controller
+    view = LiveView(controller)
+    app_controller.detector_changed.connect(lambda info: view.panel.set_classes(info.domains))
+    return view
