@@ -63,46 +63,61 @@ def link_tracks(hits: Mapping[int, Detections], max_gap_frames: int) -> list[Tra
     return tracks
 
 
-def _velocity(frames: np.ndarray, xyxy: np.ndarray, at_end: bool) -> np.ndarray:
-    if len(frames) < 2:
+def _velocity(frames: np.ndarray, xyxy: np.ndarray, k: int, forward: bool) -> np.ndarray:
+    """Centre velocity (px/frame) at hit ``k`` from its neighbour on the side it came from."""
+    j = k - 1 if forward else k + 1
+    if not 0 <= j < len(frames):
         return np.zeros(4, np.float32)
-    a, b = (-2, -1) if at_end else (0, 1)
+    a, b = (j, k) if forward else (k, j)
     return centre_velocity((xyxy[b] - xyxy[a]) / max(1, frames[b] - frames[a]))
 
 
-def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings) -> dict[int, np.ndarray]:
-    """Boxes this track adds on frames without a hit: frame → (4,) xyxy (unclipped)."""
-    out: dict[int, np.ndarray] = {}
+def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillSettings,
+                 out: dict[int, list[np.ndarray]]) -> None:  # fmt: skip
+    """Hold boxes from hit ``k`` forward (or backward) up to, not including, frame ``stop``."""
     f, b = track.frames, track.xyxy
-    for k in range(len(f) - 1):  # between consecutive hits: interpolate, dilate by distance
+    v = _velocity(f, b, k, forward)
+    # The largest nearby size: a box clipped by the frame edge understates the object.
+    near = b[max(0, k - 2) : k + 3]
+    half = np.array([(near[:, 2] - near[:, 0]).max(), (near[:, 3] - near[:, 1]).max()], np.float32) / 2
+    c = np.array([(b[k, 0] + b[k, 2]) / 2, (b[k, 1] + b[k, 3]) / 2], np.float32)
+    anchor = np.concatenate([c - half, c + half]).astype(np.float32)
+    pad_x, pad_y = s.motion_pad * abs(float(v[0])), s.motion_pad * abs(float(v[1]))
+    for age in range(1, s.hold_frames + 1):
+        g = int(f[k]) + (age if forward else -age)
+        if (g >= stop) if forward else (g <= stop):
+            break
+        frac = min(s.dilate_per_frame * age, s.max_dilate)
+        out.setdefault(g, []).append(grow_xyxy(anchor + v * (age if forward else -age), frac, pad_x, pad_y)[0])
+
+
+def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings) -> dict[int, list[np.ndarray]]:
+    """Boxes this track adds on frames without a hit: frame → list of (4,) xyxy (unclipped).
+
+    Between two hits: the interpolated box (dilated by distance to the nearer hit) plus a hold
+    extrapolated forward from the earlier and backward from the later hit, so a wrong link or
+    non-linear motion in a long gap is still covered by one of the three. Before the first and
+    after the last hit: the hold, extrapolated with the track's velocity there.
+    """
+    out: dict[int, list[np.ndarray]] = {}
+    f, b = track.frames, track.xyxy
+    for k in range(len(f) - 1):
         fa, fb = int(f[k]), int(f[k + 1])
         if fb - fa < 2:
             continue
         step = np.abs(b[k + 1] - b[k]) / (fb - fa)
         for g in range(fa + 1, fb):
             t = (g - fa) / (fb - fa)
-            age = min(g - fa, fb - g)
+            frac = min(s.dilate_per_frame * min(g - fa, fb - g), s.max_dilate)
             box = (1 - t) * b[k] + t * b[k + 1]
-            frac = min(s.dilate_per_frame * age, s.max_dilate)
-            out[g] = grow_xyxy(box, frac, s.motion_pad * max(step[0], step[2]), s.motion_pad * max(step[1], step[3]))[0]
-    for at_end in (False, True):  # hold before the first and after the last hit, extrapolated
-        v = _velocity(f, b, at_end)
-        anchor_f, anchor_b = (int(f[-1]), b[-1]) if at_end else (int(f[0]), b[0])
-        # The largest recent size: a box clipped by the frame edge understates the object.
-        near = b[-3:] if at_end else b[:3]
-        half = np.array([(near[:, 2] - near[:, 0]).max(), (near[:, 3] - near[:, 1]).max()], np.float32) / 2
-        c = np.array([(anchor_b[0] + anchor_b[2]) / 2, (anchor_b[1] + anchor_b[3]) / 2], np.float32)
-        anchor_b = np.concatenate([c - half, c + half]).astype(np.float32)
-        speed = np.abs(v)
-        for age in range(1, s.hold_frames + 1):
-            g = anchor_f + age if at_end else anchor_f - age
-            if not 0 <= g < n_frames:
-                break
-            box = anchor_b + v * (age if at_end else -age)
-            frac = min(s.dilate_per_frame * age, s.max_dilate)
-            grown = grow_xyxy(box, frac, s.motion_pad * max(speed[0], speed[2]), s.motion_pad * max(speed[1], speed[3]))[0]
-            prev = out.get(g)
-            out[g] = grown if prev is None else np.concatenate([np.minimum(prev[:2], grown[:2]), np.maximum(prev[2:], grown[2:])])
+            out.setdefault(g, []).append(
+                grow_xyxy(box, frac, s.motion_pad * max(step[0], step[2]), s.motion_pad * max(step[1], step[3]))[0]
+            )
+        if fb - fa > 2:
+            _extrapolate(track, k, True, fb, s, out)
+            _extrapolate(track, k + 1, False, fa, s, out)
+    _extrapolate(track, 0, False, -1, s, out)
+    _extrapolate(track, len(f) - 1, True, n_frames, s, out)
     return out
 
 
@@ -118,8 +133,8 @@ def fill_gaps(
     tracks = link_tracks(hits, settings.max_gap_frames)
     added: dict[int, list[tuple[np.ndarray, TrackHits]]] = {}
     for tr in tracks:
-        for g, box in fill_track(tr, n_frames, settings).items():
-            added.setdefault(g, []).append((box, tr))
+        for g, boxes in fill_track(tr, n_frames, settings).items():
+            added.setdefault(g, []).extend((box, tr) for box in boxes)
     ids: dict[tuple[int, int], int] = {}
     for tr in tracks:
         for f, box in zip(tr.frames, tr.xyxy):

@@ -11,12 +11,14 @@ import logging
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from app.core.errors import SourceError
+from app.media.video_export import decoded_frames, open_video_input, upright
 from app.media.video_synthetic import SyntheticSource
 
 log = logging.getLogger(__name__)
@@ -152,26 +154,44 @@ def window_region(title: str) -> tuple[int, int, int, int]:
 
 
 class VideoFileSource(_ContextMixin):
-    """Frames of a video file, upright (display rotation applied); None at the end."""
+    """Frames of a video file, upright (display rotation applied); None at the end. With
+    ``realtime`` reads are paced to the file's frame rate, like a camera."""
 
-    def __init__(self, path: str | Path) -> None:
-        from app.media.video_export import decoded_frames, open_video_input
-
+    def __init__(self, path: str | Path, realtime: bool = False) -> None:
         self.path = Path(path)
         self._inp = open_video_input(self.path, want_audio=False)
         self.fps = self._inp.fps
         self._frames = decoded_frames(self._inp, self.path)
-        self._size = (self._inp.video.codec_context.width, self._inp.video.codec_context.height)
+        first = next(self._frames, None)
+        if first is None:
+            self.close()
+            raise SourceError(f"{self.path}: no video frames could be decoded")
+        self._first: np.ndarray | None = upright(first)[0]
+        self._size = (self._first.shape[1], self._first.shape[0])  # upright size
+        self.realtime = realtime
+        self._t0: float | None = None
+        self._n = 0
 
     @property
     def size(self) -> tuple[int, int]:
         return self._size
 
     def read(self) -> np.ndarray | None:
-        from app.media.video_export import upright
-
-        frame = next(self._frames, None)
-        return None if frame is None else upright(frame)[0]
+        if self._first is not None:
+            pixels, self._first = self._first, None
+        else:
+            frame = next(self._frames, None)
+            if frame is None:
+                return None
+            pixels = upright(frame)[0]
+        if self.realtime:
+            now = time.perf_counter()
+            self._t0 = now if self._t0 is None else self._t0
+            wait = self._t0 + self._n / (self.fps or 30.0) - now
+            if wait > 0:
+                time.sleep(wait)  # pacing like a camera; bounded by one frame interval
+        self._n += 1
+        return pixels
 
     def close(self) -> None:
         self._frames.close()
@@ -192,7 +212,7 @@ def open_source(spec: str) -> FrameSource:
         return ScreenSource(region=window_region(spec[len("window:"):]))
     path = Path(spec)
     if path.exists():
-        return VideoFileSource(path)
+        return VideoFileSource(path, realtime=True)
     if path.suffix:  # looks like a file name
         raise SourceError(f"{spec}: file not found")
     return ScreenSource(region=window_region(spec))

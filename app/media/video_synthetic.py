@@ -142,7 +142,8 @@ class ColourKeyDetector:
     def detect(self, frame: np.ndarray) -> Detections:
         """Boxes of magenta (email) and yellow (plate) regions in a (H, W, 3) BGR frame."""
         s = self.step
-        small = frame[::s, ::s]
+        h, w = frame.shape[:2]
+        small = cv2.resize(frame, ((w + s - 1) // s, (h + s - 1) // s), interpolation=cv2.INTER_NEAREST)
         boxes, classes = [], []
         for cid, key in enumerate((TEXT_KEY_BGR, PLATE_KEY_BGR)):
             lo = np.array([max(0, k - 60) for k in key], np.uint8)

@@ -51,7 +51,6 @@ def masker(det, clock=None, **kw):
 
 
 def test_fully_masked_until_first_result_then_box_masked():
-    gate = threading.Event()
     det = BoxDetector()
     hold = threading.Event()
     det.detect = (lambda f, orig=det.detect: (hold.wait(WAIT), orig(f))[1])  # first call waits for us
@@ -63,7 +62,6 @@ def test_fully_masked_until_first_result_then_box_masked():
         out = m.process(frame())
         assert out.protected and out.reason is None
         assert out.frame[20, 20].max() == 0 and out.frame[45, 60].min() == 200  # box hidden, rest visible
-    gate.set()
 
 
 def test_detector_error_masks_every_frame_with_reason():

@@ -25,7 +25,7 @@ def test_synthetic_source_spec_and_ground_truth():
 def test_video_file_source_reads_to_the_end_upright(tmp_path):
     clip = write_synthetic_clip(tmp_path / "c.mp4", SyntheticSource(64, 48, 30, None), 5, rotation=-90)
     src = open_source(str(clip))
-    assert isinstance(src, VideoFileSource) and src.fps == pytest.approx(30)
+    assert isinstance(src, VideoFileSource) and src.fps == pytest.approx(30) and src.size == (48, 64)
     frames = []
     while (f := src.read()) is not None:
         frames.append(f)
