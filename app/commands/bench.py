@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from app.commands.common import add_detection_args, detector_config, policy_from_args, redaction_from_args
+from app.core.detections import concat
 from app.core.errors import VpdError
 from app.core.pipeline import Pipeline
 from app.inference.factory import build_detectors
@@ -51,6 +52,19 @@ def median_seconds(fn: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
+def _per_detector_seconds(detectors, frame: np.ndarray, repeat: int):
+    """Print seconds per frame for each detector alone; return their fused raw detections."""
+    parts = []
+    for det in detectors:
+        reps = min(repeat, 3) if det.name == "ocr" else repeat
+        last = []
+        secs = median_seconds(lambda: last.append(det.detect(frame)), reps)
+        parts.append(last[-1])
+        print(f"{det.name} ({getattr(det, 'provider', '?')}) per {frame.shape[1]}x{frame.shape[0]} screenshot: "
+              f"{secs:.3f} s (median of {reps})")  # fmt: skip
+    return concat(parts)
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the figures; exit 2 if the model cannot be loaded."""
     try:
@@ -65,9 +79,14 @@ def run(args: argparse.Namespace) -> int:
             h, w = det.metadata.input_hw
             tile = synthetic_screenshot(w, h)
             print(f"detector single inference {w}x{h}: {1000 * median_seconds(lambda: det.infer(tile), args.repeat):.1f} ms (median of {args.repeat})")
+    shot = synthetic_screenshot(1920, 1080)
+    raw = _per_detector_seconds(built.detectors, shot, args.repeat).remap(pipeline.class_names)
+    fusion = median_seconds(lambda: pipeline.process(shot, raw=raw), args.repeat)
+    print(f"fusion per 1920x1080 screenshot (merge + policy + pad + redact): {fusion:.4f} s (median of {args.repeat})")
+    slow = any(d.name == "ocr" for d in built.detectors)  # OCR takes seconds per frame on CPU
     for w, h in ((1920, 1080), (3840, 2160)):
         frame = synthetic_screenshot(w, h)
-        reps = max(3, args.repeat // (2 if w > 2000 else 1))
+        reps = max(1 if slow else 3, args.repeat // (2 if w > 2000 else 1) // (5 if slow else 1))
         secs = median_seconds(lambda: pipeline.process(frame), reps)
         print(f"end-to-end {w}x{h} screenshot (detect{'' if args.no_tiling else ' with tiling'} + redact): {secs:.3f} s (median of {reps})")
     return 0

@@ -1,0 +1,68 @@
+"""``vpd-redact eval`` on tiny generated datasets (YOLO and JSON) with a fixed-output model."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from app.cli import main
+from vpd_testkit import make_detector_onnx
+
+
+@pytest.fixture
+def model(tmp_path):
+    # One "email" box at (16, 16)-(48, 32) in a 64x64 input; images are 64x64 so no letterbox.
+    return make_detector_onnx(tmp_path / "m.onnx", [(1, 16, 16, 48, 32, 0.9)])
+
+
+def write_yolo(root, n=2):
+    (root / "images" / "val").mkdir(parents=True)
+    (root / "labels" / "val").mkdir(parents=True)
+    (root / "data.yaml").write_text(f"path: {root}\ntrain: images/val\nval: images/val\nnames:\n  0: face\n  1: email\n  2: license_plate\n")
+    for i in range(n):
+        cv2.imwrite(str(root / "images" / "val" / f"{i}.png"), np.full((64, 64, 3), 200, np.uint8))
+    # image 0: GT exactly the model's box (hidden) + one GT elsewhere (missed)
+    (root / "labels" / "val" / "0.txt").write_text("1 0.5 0.375 0.5 0.25\n0 0.125 0.875 0.125 0.125\n")
+    (root / "labels" / "val" / "1.txt").write_text("")  # a negative
+
+
+def test_eval_yolo_reports_recall_fp_and_map(tmp_path, model, capsys):
+    write_yolo(tmp_path / "ds")
+    out = tmp_path / "r.json"
+    rc = main(["eval", str(tmp_path / "ds"), "--model", str(model), "--no-faces", "--no-ocr", "--no-tiling",
+               "--json", str(out)])  # fmt: skip
+    assert rc == 0
+    r = json.loads(out.read_text())
+    fused = {(t["group"], t["name"]): t for t in r["tallies"] if t["source"] == "fusion"}
+    assert fused[("all", "all")]["gt_boxes"] == 2 and fused[("all", "all")]["recall_at_coverage"] == 0.5
+    assert fused[("category", "email")]["recall_at_coverage"] == 1.0
+    assert fused[("category", "face")]["recall_at_coverage"] == 0.0
+    # padding (15 % of 16 px = 2.4 px per side) lies outside the GT: FP area is small but not zero
+    assert 0 < fused[("all", "all")]["fp_area"] < 0.4
+    # the negative image gets the same fixed box: 100 % of it is a false positive
+    assert fused[("kind", "negative")]["negative_area_redacted"] > 0.1
+    assert r["ap"]["per_class_AP50"]["email"] == 1.0 and r["ap"]["per_class_AP50"]["face"] == 0.0
+    assert "recall-at-coverage" in capsys.readouterr().out
+    faces_only = {(t["group"], t["name"]): t for t in r["tallies"] if t["source"] == "faces"}
+    assert faces_only[("all", "all")]["recall_at_coverage"] == 0.0
+
+
+def test_eval_json_format(tmp_path, model):
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.png"), np.full((64, 64, 3), 200, np.uint8))
+    ann = [{"file": "images/a.png", "width": 64, "height": 64, "kind": "screenshot",
+            "boxes": [{"category": "email", "box": [16, 16, 48, 32]}, {"category": "phone", "box": [0, 50, 20, 60]}]}]
+    (tmp_path / "annotations.json").write_text(json.dumps(ann))
+    out = tmp_path / "r.json"
+    assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    by = {(t["source"], t["group"], t["name"]): t for t in r["tallies"]}
+    assert by[("detector", "kind", "screenshot")]["recall_at_coverage"] == 0.5
+    assert by[("detector", "category", "phone")]["recall_at_coverage"] == 0.0
+    assert "ap" not in r
+
+
+def test_eval_missing_dataset_is_a_usage_error(tmp_path, capsys):
+    assert main(["eval", str(tmp_path / "nope.json"), "--no-faces", "--no-ocr"]) == 2
+    assert "error" in capsys.readouterr().err

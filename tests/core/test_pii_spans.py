@@ -1,0 +1,43 @@
+"""Span boxes cover only the PII span of a recognised line."""
+
+import numpy as np
+import pytest
+
+from app.core.pii_spans import TextLine, apportion, span_xyxy
+
+
+def quad(x0, y0, x1, y1):
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
+def test_apportion_covers_range_in_order():
+    edges = apportion("ab c", 0, 100)
+    assert edges[0, 0] == 0 and edges[-1, 1] == pytest.approx(100)
+    assert np.all(np.diff(edges[:, 0]) > 0)
+
+
+def test_span_box_uses_word_boxes_and_stays_on_the_span():
+    text = "Mail: jane@x.io now"
+    line = TextLine(text, quad(0, 10, 190, 30), 0.99,
+                    (("Mail:", quad(0, 10, 50, 30)), ("jane@x.io", quad(60, 10, 150, 30)), ("now", quad(160, 10, 190, 30))))
+    box = span_xyxy(line, text.index("jane"), text.index("jane") + len("jane@x.io"))
+    assert 55 <= box[0] <= 60 and 150 <= box[2] <= 156  # the word, plus a small margin
+    assert box[1] == 10 and box[3] == 30
+
+
+def test_span_box_without_word_boxes_apportions_line():
+    text = "aaaa bbbb"
+    line = TextLine(text, quad(0, 0, 90, 10))
+    box = span_xyxy(line, 5, 9, margin=0)
+    assert box[0] > 45 and box[2] == pytest.approx(90)
+
+
+def test_rotated_line_falls_back_to_whole_line():
+    q = np.array([[0, 0], [100, 40], [96, 50], [-4, 10]], np.float32)
+    box = span_xyxy(TextLine("abcdef", q), 2, 3)
+    assert box.tolist() == [-4, 0, 100, 50]
+
+
+def test_empty_span_is_an_error():
+    with pytest.raises(ValueError):
+        span_xyxy(TextLine("abc", quad(0, 0, 30, 10)), 2, 2)

@@ -1,0 +1,87 @@
+"""Checksum validators and recognisers: valid and invalid cases per format and locale."""
+
+import pytest
+
+from app.core import pii_validators as v
+from app.core.pii_recognisers import find_pii
+
+
+@pytest.mark.parametrize(
+    "fn, text, ok",
+    [
+        (v.luhn_valid, "4111 1111 1111 1111", True),
+        (v.luhn_valid, "4111 1111 1111 1112", False),
+        (v.luhn_valid, "378282246310005", True),
+        (v.luhn_valid, "0000 0000 0000 0000", False),
+        (v.iban_valid, "DE89 3704 0044 0532 0130 00", True),
+        (v.iban_valid, "DE89 3704 0044 0532 0130 01", False),
+        (v.iban_valid, "GB82WEST12345698765432", True),
+        (v.iban_valid, "FR1420041010050500013M02606", True),
+        (v.iban_valid, "ES9121000418450200051332", True),
+        (v.iban_valid, "ES9121000418450200051", False),  # wrong length for ES
+        (v.es_dni_valid, "12345678Z", True),
+        (v.es_dni_valid, "12345678A", False),
+        (v.es_dni_valid, "X1234567L", True),
+        (v.es_dni_valid, "X1234567T", False),
+        (v.fr_nir_valid, "2 55 08 14 168 025 38", True),
+        (v.fr_nir_valid, "2 55 08 14 168 025 39", False),
+        (v.de_steuer_id_valid, "86095742719", True),
+        (v.de_steuer_id_valid, "86095742718", False),
+        (v.de_steuer_id_valid, "12345678901", False),  # no repeated digit
+        (v.de_id_card_valid, "T220001293", True),
+        (v.de_id_card_valid, "T220001294", False),
+        (v.us_ssn_valid, "536-22-1234", True),
+        (v.us_ssn_valid, "000-22-1234", False),
+        (v.us_ssn_valid, "666-22-1234", False),
+        (v.us_ssn_valid, "912-22-1234", False),
+        (v.ip_valid, "192.168.1.20", True),
+        (v.ip_valid, "256.1.1.1", False),
+        (v.ip_valid, "2001:db8::1", True),
+        (v.ip_valid, "127.0.0.1", False),
+        (v.ip_valid, "01.02.03.04", False),
+        (v.looks_like_secret, "sk_live_4eC39HqLyjWDarjtT1zdp7dc", True),
+        (v.looks_like_secret, "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", True),
+        (v.looks_like_secret, "AKIAIOSFODNN7EXAMPLE", True),
+        (v.looks_like_secret, "internationalization", False),
+        (v.looks_like_secret, "3f2a9c1e5b7d4e6f8a0b1c2d3e4f5a6b7c8d9e0f", False),  # a commit hash
+        (v.looks_like_secret, "Aa1Aa1Aa1Aa1Aa1Aa1Aa1Aa1", False),  # low entropy
+    ],
+)
+def test_validator(fn, text, ok):
+    assert fn(text) is ok
+
+
+@pytest.mark.parametrize(
+    "text, context, expected",
+    [
+        ("Email: jane.doe@example.org", "", [("jane.doe@example.org", "email")]),
+        ("+1 650-253-0000", "", [("+1 650-253-0000", "phone_number")]),  # en-US
+        ("(650) 253-0000", "", [("(650) 253-0000", "phone_number")]),
+        ("Tel. +49 30 901820", "", [("+49 30 901820", "phone_number")]),  # de
+        ("030 901820", "", [("030 901820", "phone_number")]),
+        ("01 42 68 53 00", "", [("01 42 68 53 00", "phone_number")]),  # fr
+        ("+34 912 345 678", "", [("+34 912 345 678", "phone_number")]),  # es
+        ("1234 567 890", "Mobile", [("1234 567 890", "phone_number")]),  # demo number with a label
+        ("Card 4111 1111 1111 1111 exp 12/29", "", [("4111 1111 1111 1111", "card_number")]),
+        ("Card 4111 1111 1111 1112", "", []),
+        ("IBAN DE89 3704 0044 0532 0130 00", "", [("DE89 3704 0044 0532 0130 00", "bank_account")]),
+        ("DNI 12345678Z", "", [("12345678Z", "id_number")]),
+        ("NIE: X1234567L", "", [("X1234567L", "id_number")]),
+        ("SSN 536-22-1234", "", [("536-22-1234", "id_number")]),
+        ("DOB: 12.03.1985", "", [("12.03.1985", "date_of_birth")]),
+        ("Fecha de nacimiento 3 de mayo de 1990", "", [("3 de mayo de 1990", "date_of_birth")]),
+        ("12.03.1985", "Geburtsdatum", [("12.03.1985", "date_of_birth")]),
+        ("Meeting on 12.03.2025", "", []),  # a date without birth context
+        ("Server 192.168.1.20 is up", "", [("192.168.1.20", "ip_address")]),
+        ("Version 1.2.3.4", "", []),
+        ("key sk_live_4eC39HqLyjWDarjtT1zdp7dc", "", [("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "secret_key")]),
+        ("Password: hunter2!", "", [("hunter2!", "password")]),
+        ("Name: John Smith", "", [("John Smith", "person_name")]),
+        ("Hauptstraße 12", "", [("Hauptstraße 12", "postal_address")]),
+        ("Open settings and search", "", []),
+        ("The quick brown fox jumps over the lazy dog", "", []),
+    ],
+)
+def test_find_pii(text, context, expected):
+    found = [(text[s.start : s.end], s.class_name) for s in find_pii(text, context)]
+    assert found == expected

