@@ -28,6 +28,8 @@ class GapFillSettings:
     dilate_per_frame: float = 0.03
     max_dilate: float = 1.0
     motion_pad: float = 2.0
+    speed_margin: float = 1.5
+    min_speed: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,32 @@ def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillS
         out.setdefault(g, []).append(grow_xyxy(anchor + v * (age if forward else -age), frac, pad_x, pad_y)[0])
 
 
+def _speed_bound(track: TrackHits, s: GapFillSettings) -> np.ndarray:
+    """Per-axis speed bound (px/frame): the fastest centre motion seen between hits, times a
+    margin (chords between sparse hits understate speed on curves), plus a floor."""
+    f, b = track.frames, track.xyxy
+    c = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], 1)
+    if len(f) < 2:
+        return np.full(2, s.min_speed, np.float32)
+    v = np.abs(np.diff(c, axis=0)) / np.maximum(np.diff(f), 1)[:, None]
+    return (v.max(0) * s.speed_margin + s.min_speed).astype(np.float32)
+
+
+def _corridor(ba: np.ndarray, bb: np.ndarray, fa: int, fb: int, vmax: np.ndarray,
+              out: dict[int, list[np.ndarray]]) -> None:  # fmt: skip
+    """Where an object of bounded speed can be between two hits: the intersection of each hit
+    box grown by the distance it could travel since (or until) then. Contains the object on every
+    gap frame whatever its path, as long as its speed stays within ``vmax``."""
+    size = np.maximum(ba[2:] - ba[:2], bb[2:] - bb[:2]) / 2  # clipped boxes understate size
+    ca, cb = (ba[:2] + ba[2:]) / 2, (bb[:2] + bb[2:]) / 2
+    for g in range(fa + 1, fb):
+        ra, rb = vmax * (g - fa), vmax * (fb - g)
+        lo = np.maximum(ca - size - ra, cb - size - rb)
+        hi = np.minimum(ca + size + ra, cb + size + rb)
+        if np.all(hi > lo):
+            out.setdefault(g, []).append(np.concatenate([lo, hi]).astype(np.float32))
+
+
 def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings) -> dict[int, list[np.ndarray]]:
     """Boxes this track adds on frames without a hit: frame → list of (4,) xyxy (unclipped).
 
@@ -101,6 +129,7 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings) -> dict[int,
     """
     out: dict[int, list[np.ndarray]] = {}
     f, b = track.frames, track.xyxy
+    vmax = _speed_bound(track, s)
     for k in range(len(f) - 1):
         fa, fb = int(f[k]), int(f[k + 1])
         if fb - fa < 2:
@@ -116,6 +145,7 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings) -> dict[int,
         if fb - fa > 2:
             _extrapolate(track, k, True, fb, s, out)
             _extrapolate(track, k + 1, False, fa, s, out)
+            _corridor(b[k], b[k + 1], fa, fb, vmax, out)
     _extrapolate(track, 0, False, -1, s, out)
     _extrapolate(track, len(f) - 1, True, n_frames, s, out)
     return out

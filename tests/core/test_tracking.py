@@ -114,3 +114,16 @@ def test_gap_fill_keeps_separate_objects_and_classes_apart():
     assert contains(plan[2].xyxy, np.array([0, 0, 10, 10]))  # filled between 0 and 4
     assert contains(plan[2].xyxy, np.array([100, 100, 110, 110]))
     assert not contains(plan[0].xyxy, np.array([100, 100, 110, 110]))  # hold 1 only
+
+
+def test_gap_fill_covers_a_turnaround_between_two_hits():
+    # Right at 3 px/frame until frame 16, then back: hits at 6 and 26 coincide, so a lerp stays put;
+    # the speed-bounded corridor (speed seen between the earlier hits 0, 3, 6) covers the excursion.
+    def truth(f):
+        x = 100 + 3 * (f if f <= 16 else 32 - f)
+        return np.array([x, 20, x + 30, 40], np.float32)
+
+    hits = {f: dets(truth(f)) for f in (0, 3, 6, 26, 29)}
+    plan = fill_gaps(hits, 40, (200, 400), NAMES, GapFillSettings(max_gap_frames=30, hold_frames=3))
+    for f in range(0, 30):
+        assert contains(plan[f].xyxy, truth(f)), f
