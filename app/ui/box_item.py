@@ -63,8 +63,9 @@ class _Label(QGraphicsItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setZValue(3)
+        self.setOpacity(0.85)
         self.font = QFont()
-        self.font.setPointSizeF(8.5)
+        self.font.setPointSizeF(7.5)
         self.text = ""
 
     def set_text(self, text: str) -> None:
@@ -72,20 +73,20 @@ class _Label(QGraphicsItem):
         self.text = text
 
     def boundingRect(self) -> QRectF:
-        w = QFontMetricsF(self.font).horizontalAdvance(self.text) + 26
-        return QRectF(0, -18, w, 18)
+        w = QFontMetricsF(self.font).horizontalAdvance(self.text) + 24
+        return QRectF(0, -15, w, 15)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         box: BoxItem = self.parentItem()
         r = self.boundingRect()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        colour = box.colour if box.box.enabled else MUTED
+        colour = box.colour if (box.box.enabled and box.hidden) else MUTED
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(colour)
         path = QPainterPath()
         path.addRoundedRect(r, 3, 3)
         painter.drawPath(path)
-        check = QRectF(r.left() + 5, r.top() + 4, 10, 10)
+        check = QRectF(r.left() + 4, r.top() + 3, 9, 9)
         painter.setPen(QPen(QColor("white"), 1.4))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(check)
@@ -93,7 +94,7 @@ class _Label(QGraphicsItem):
             painter.drawLine(QPointF(check.left() + 2, check.center().y()), QPointF(check.center().x() - 0.5, check.bottom() - 2))
             painter.drawLine(QPointF(check.center().x() - 0.5, check.bottom() - 2), QPointF(check.right() - 1.5, check.top() + 2))
         painter.setFont(self.font)
-        painter.drawText(r.adjusted(20, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter, self.text)
+        painter.drawText(r.adjusted(17, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter, self.text)
 
     def mousePressEvent(self, event) -> None:
         event.accept()
@@ -134,7 +135,7 @@ class BoxItem(QGraphicsObject):
         self.box, self.hidden = box, hidden
         x0, y0, x1, y1 = box.xyxy
         self._set_rect(QRectF(QPointF(x0, y0), QPointF(x1, y1)))
-        note = "" if hidden or not box.enabled else "  (not hidden: class off or below threshold)"
+        note = "" if hidden or not box.enabled else " · not hidden"
         self._label.set_text(box.label + note)
         self.update()
 
@@ -175,7 +176,20 @@ class BoxItem(QGraphicsObject):
         if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
             for h in self._handles:
                 h.setVisible(bool(value))
+            self.setZValue(1.5 if value else 1)  # the selected box and its label come to the front
         return super().itemChange(change, value)
+
+    def set_label_visible(self, on: bool) -> None:
+        """Show or hide the class/source tag (View → Labels)."""
+        self._label.setVisible(on)
+
+    def hoverEnterEvent(self, event) -> None:
+        self.setZValue(1.6)
+        self._label.setOpacity(1.0)
+
+    def hoverLeaveEvent(self, event) -> None:
+        self.setZValue(1.5 if self.isSelected() else 1)
+        self._label.setOpacity(0.85)
 
     # ----- interaction -------------------------------------------------------------------------
     def toggle_requested(self) -> None:

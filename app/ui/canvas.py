@@ -46,6 +46,7 @@ class ImageCanvas(QGraphicsView):
         self._draw_start: QPointF | None = None
         self._rubber: QGraphicsRectItem | None = None
         self._pan_from: QPointF | None = None
+        self._labels = True
         self.empty_hint = "Drop images or folders here\nCtrl+O to open  ·  Ctrl+V to paste a screenshot"
         self.scene().selectionChanged.connect(self._emit_selection)
 
@@ -73,6 +74,7 @@ class ImageCanvas(QGraphicsView):
             item = self._items.get(box.id)
             if item is None:
                 item = BoxItem(box, box.id in hidden_ids)
+                item.set_label_visible(self._labels)
                 item.edited.connect(self.box_edited)
                 item.toggled.connect(self.box_toggled)
                 self.scene().addItem(item)
@@ -95,6 +97,12 @@ class ImageCanvas(QGraphicsView):
             if i in self._items:
                 self._items[i].setSelected(True)
                 self.ensureVisible(self._items[i], 40, 40)
+
+    def set_labels_visible(self, on: bool) -> None:
+        """Show or hide every box's class/source tag."""
+        self._labels = on
+        for item in self._items.values():
+            item.set_label_visible(on)
 
     @property
     def has_image(self) -> bool:

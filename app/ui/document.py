@@ -20,6 +20,13 @@ SOURCE_LABELS = {Source.DETECTOR: "detector", Source.FACE: "face", Source.OCR: "
                  Source.MANUAL: "manual", Source.TRACKER: "tracker"}  # fmt: skip
 
 
+def pretty(name: str) -> str:
+    """'onscreen_pii' → 'Onscreen PII', 'phone_number' → 'Phone number'."""
+    fixed = {"pii": "PII", "ip": "IP", "id": "ID", "qr": "QR"}
+    words = [fixed.get(w, w) for w in name.split("_") if w]
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]]) if words else name
+
+
 class DocStatus(str, Enum):
     """Where an image is in its life; shown on its thumbnail."""
 
@@ -43,10 +50,10 @@ class Box:
 
     @property
     def label(self) -> str:
-        """'email · detector 87%' or 'manual'."""
+        """'Email · detector 87%' or 'Manual'."""
         if self.source is Source.MANUAL:
-            return MANUAL_CLASS if self.class_name == MANUAL_CLASS else f"{self.class_name} · manual"
-        return f"{self.class_name} · {SOURCE_LABELS.get(self.source, '?')} {self.score:.0%}"
+            return "Manual" if self.class_name == MANUAL_CLASS else f"{pretty(self.class_name)} · manual"
+        return f"{pretty(self.class_name)} · {SOURCE_LABELS.get(self.source, '?')} {self.score:.0%}"
 
 
 class _Command(QUndoCommand):

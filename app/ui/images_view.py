@@ -68,28 +68,39 @@ class ImagesView(QWidget):
         self.act_delete = A(self, "&Delete box", QKeySequence.StandardKey.Delete, "Delete the selected boxes", self._delete_selected)
         self.act_toggle = A(self, "&Toggle box", "T", "Hide/show the selected boxes in the output", self._toggle_selected)
         self.act_zoom_in = A(self, "Zoom &in", QKeySequence.StandardKey.ZoomIn, slot=self.canvas.zoom_in)
+        self.act_zoom_in.setIconText("+")
         self.act_zoom_out = A(self, "Zoom &out", QKeySequence.StandardKey.ZoomOut, slot=self.canvas.zoom_out)
+        self.act_zoom_out.setIconText("−")
         self.act_fit = A(self, "&Fit to window", "Ctrl+0", slot=self.canvas.fit)
+        self.act_fit.setIconText("Fit")
         self.act_actual = A(self, "&Actual size", "Ctrl+1", slot=lambda: self.canvas.set_zoom(1.0))
         self.act_before = A(self, "Before / after", None, "Show the original (or hold Space)")
         self.act_before.setCheckable(True)
         self.act_before.toggled.connect(self.canvas.set_show_original)
-        for a in (self.act_delete, self.act_toggle):
+        self.act_labels = A(self, "Box &labels", "L", "Show the class and source of each box")
+        self.act_labels.setCheckable(True)
+        self.act_labels.setChecked(True)
+        self.act_labels.toggled.connect(self.canvas.set_labels_visible)
+        for a in (self.act_delete, self.act_toggle, self.act_labels):
             a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.addActions([self.act_delete, self.act_toggle])
+        self.addActions([self.act_delete, self.act_toggle, self.act_labels])
 
     def _build_layout(self) -> None:
         bar = QToolBar()
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        for a in (self.act_open, self.act_paste, None, self.act_save, self.act_copy, None, self.act_undo,
-                  self.act_redo, None, self.act_zoom_out, self.act_fit, self.act_zoom_in, None, self.act_before):  # fmt: skip
-            bar.addSeparator() if a is None else bar.addAction(a)
         self.zoom_label = QLabel()
-        self.zoom_label.setMinimumWidth(48)
-        bar.addWidget(self.zoom_label)
-        self.hint = QLabel("Drag on the image to add a box · click a label to toggle · Del deletes · hold Space for before")
-        self.hint.setStyleSheet("color: palette(mid); padding-left: 12px;")
-        bar.addWidget(self.hint)
+        self.zoom_label.setMinimumWidth(44)
+        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        for a in (self.act_open, self.act_paste, None, self.act_save, self.act_copy, None, self.act_undo,
+                  self.act_redo, None, self.act_zoom_out, self.zoom_label, self.act_zoom_in, self.act_fit, None,
+                  self.act_before, self.act_labels):  # fmt: skip
+            if a is None:
+                bar.addSeparator()
+            elif isinstance(a, QLabel):
+                bar.addWidget(a)
+            else:
+                bar.addAction(a)
+        self.hint = "Drag on the image to add a box · click a label to toggle it · Del deletes · hold Space for the original"
 
         self.side = QTabWidget()
         self.side.addTab(self.panel, "What to hide")
@@ -159,6 +170,8 @@ class ImagesView(QWidget):
             self.canvas.empty_hint = "Drop images or folders here\nCtrl+O to open  ·  Ctrl+V to paste a screenshot"
         self.strip.set_current(doc)
         self._refresh_boxes()
+        if doc is not None and doc.pixels is not None:
+            self.status_message.emit(self.hint)
         has_pixels = doc is not None and doc.pixels is not None
         for a in (self.act_save, self.act_save_to, self.act_copy, self.act_redetect, self.act_close):
             a.setEnabled(has_pixels or (a is self.act_close and doc is not None))
@@ -244,5 +257,5 @@ class ImagesView(QWidget):
             "file": [self.act_open, self.act_paste, None, self.act_save, self.act_save_to, self.act_save_all,
                      self.act_copy, None, self.act_close],
             "edit": [self.act_undo, self.act_redo, None, self.act_delete, self.act_toggle, self.act_redetect],
-            "view": [self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual, self.act_before],
+            "view": [self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual, self.act_before, self.act_labels],
         }  # fmt: skip

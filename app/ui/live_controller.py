@@ -91,12 +91,16 @@ class LiveController(QObject):
         return True
 
     def _on_preview(self, image: QImage, status: LiveStatus) -> None:
+        if self.sender() is not self._worker:
+            return  # queued from a session that has been stopped
         self.last_status = status
         self.preview.emit(image, status)
         if self._worker is not None:
             self._worker.preview_free.set()  # shown: the worker may send the next one
 
-    def _on_ended(self, reason: str) -> None:
+    def _on_ended(self, worker: LiveWorker, reason: str) -> None:
+        if worker is not self._worker:
+            return  # a stopped session's late signal must not stop the new one
         self._join()
         if reason:
             self.info.emit(f"Live masking {reason}.")

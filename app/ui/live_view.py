@@ -64,12 +64,15 @@ class LiveView(QWidget):
         self.preview_only.setChecked(True)
         self.camera_note = QLabel("Checking for a virtual camera…")
         self.camera_note.setWordWrap(True)
+        self.camera_note.setStyleSheet("color: palette(mid);")
         self.record = QCheckBox("Record the masked output to")
         self.record_path = QLineEdit(str(Path.home() / "Videos" / "vpd-live.mp4"))
+        self.record_path.setMinimumWidth(200)
         self.start_button = QPushButton("Start")
         self.start_button.setShortcut(QKeySequence("F6"))
         self.start_button.setToolTip("Start / stop live masking (F6)")
-        self.start_button.setMinimumWidth(110)
+        self.start_button.setMinimumWidth(120)
+        self._style_start(False)
         self.banner = QLabel()
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setStyleSheet("background: #d1242f; color: white; font-weight: bold; padding: 8px; border-radius: 4px;")
@@ -80,15 +83,20 @@ class LiveView(QWidget):
         self.panel = PolicyPanel()
         self.panel.setMaximumWidth(300)
 
+        self.source.setMinimumWidth(200)
+        self.source_detail.setMinimumWidth(240)
         top = QHBoxLayout()
         top.addWidget(QLabel("Source"))
         top.addWidget(self.source)
-        top.addWidget(self.source_detail, 1)
+        top.addWidget(self.source_detail)
         top.addWidget(self.browse)
+        top.addStretch(1)
         top.addWidget(self.start_button)
         out = QHBoxLayout()
+        out.addWidget(QLabel("Output"))
         out.addWidget(self.preview_only)
         out.addWidget(self.virtual_camera)
+        out.addSpacing(16)
         out.addWidget(self.record)
         out.addWidget(self.record_path, 1)
         left = QVBoxLayout()
@@ -163,8 +171,14 @@ class LiveView(QWidget):
         else:
             self.camera_note.setText("A virtual camera is available: video apps can pick it as their camera.")
 
+    def _style_start(self, running: bool) -> None:
+        colour = "#cf222e" if running else "#1f883d"
+        self.start_button.setText("■  Stop" if running else "▶  Start")
+        self.start_button.setStyleSheet(f"QPushButton {{ background: {colour}; color: white; font-weight: bold;"
+                                        " padding: 6px 14px; border-radius: 5px; }")  # fmt: skip
+
     def _on_running(self, running: bool) -> None:
-        self.start_button.setText("Stop" if running else "Start")
+        self._style_start(running)
         for w in (self.source, self.source_detail, self.browse, self.preview_only, self.virtual_camera, self.record, self.record_path):
             w.setEnabled(not running and (w is not self.virtual_camera or not self.c.virtual_camera_problem))
         if running:

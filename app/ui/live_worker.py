@@ -51,7 +51,7 @@ class LiveWorker(QObject):
     ``preview_free``), then ``ended`` with a reason; ``failed`` when it cannot start."""
 
     preview = Signal(QImage, object)
-    ended = Signal(str)
+    ended = Signal(object, str)  # this worker, why it ended (a stale worker's signal is ignored)
     failed = Signal(str)
     info = Signal(str)
 
@@ -92,7 +92,7 @@ class LiveWorker(QObject):
             ended = ""
         finally:
             ended = self._close(source, masker, camera, recorder) or ended
-            self.ended.emit(ended)
+            self.ended.emit(self, ended)
 
     def _open_camera(self, w: int, h: int, fps: float):
         if not self.config.virtual_camera:

@@ -60,6 +60,8 @@ class MainWindow(QMainWindow):
         controller.detector_changed.connect(self.show_detector)
         controller.busy_changed.connect(self.busy.setVisible)
         self.files_dropped.connect(controller.open_dropped)
+        if hasattr(views["Images"], "status_message"):
+            views["Images"].status_message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.model_banner.action_clicked.connect(controller.choose_model)
         self.show_detector(controller.images.detector_info)
         self._restore()

@@ -12,17 +12,11 @@ from PySide6.QtWidgets import (QColorDialog, QComboBox, QFormLayout, QHBoxLayout
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)  # fmt: skip
 
 from app.core.policy import PRESETS
+from app.ui.document import pretty
 from app.ui.settings import CUSTOM, STYLE_LABELS, RedactionChoice, StyleChoice
 
 PRESET_LABELS = {"screenshots": "Screenshots", "streaming": "Streaming", "documents": "Documents",
                  "faces": "Faces only", "everything": "Everything", CUSTOM: "Custom"}  # fmt: skip
-
-
-def pretty(name: str) -> str:
-    """'onscreen_pii' → 'Onscreen PII', 'phone_number' → 'Phone number'."""
-    fixed = {"pii": "PII", "ip": "IP", "id": "ID", "qr": "QR"}
-    words = [fixed.get(w, w) for w in name.split("_") if w]
-    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]]) if words else name
 
 
 class PolicyPanel(QWidget):

@@ -159,11 +159,14 @@ class VideoView(QWidget):
             item = self.previews.takeAt(0)
             if item.widget():
                 item.widget().deleteLater()
-        for r, (before, after) in enumerate(pairs):
+        for col, title in enumerate(("Original", "Redacted")):
+            self.previews.addWidget(QLabel(f"<b>{title}</b>"), 0, col)
+        for r, (before, after) in enumerate(pairs, start=1):
             for col, img in enumerate((before, after)):
                 label = QLabel()
-                label.setPixmap(QPixmap.fromImage(img).scaledToWidth(280, Qt.TransformationMode.SmoothTransformation))
+                label.setPixmap(QPixmap.fromImage(img).scaledToWidth(300, Qt.TransformationMode.SmoothTransformation))
                 self.previews.addWidget(label, r, col)
+        self.previews.setColumnStretch(2, 1)
         self.preview_box.setVisible(bool(pairs))
 
     def _open_folder(self) -> None:
