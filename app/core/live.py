@@ -37,6 +37,7 @@ class LiveOptions:
     optical_flow: bool = True
     banner: bool = True
     fail_colour_bgr: tuple[int, int, int] = (0, 0, 0)
+    prior_speed: float = 0.01  # fraction of the frame's short side per frame, for unseen motion
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,12 @@ class LiveMasker:
                 moved = dets.xyxy + np.concatenate([d, d], axis=1)
                 dets = dets.with_boxes(np.concatenate([np.minimum(dets.xyxy[:, :2], moved[:, :2]),
                                                        np.maximum(dets.xyxy[:, 2:], moved[:, 2:])], axis=1))  # fmt: skip
+        # Objects may be new (no velocity yet) and the result is ``lag`` frames old: grow its boxes
+        # by a prior speed per frame of lag so a first sighting is not outrun by the object.
+        lag = max(1.0, (self.clock() - result.captured) * self.options.fps)
+        if len(dets):
+            grow = self.options.prior_speed * min(frame.shape[:2]) * lag
+            dets = dets.with_boxes(dets.xyxy + np.array([-grow, -grow, grow, grow], np.float32))
         return self.tracker.update(dets, frame)
 
     def telemetry(self) -> LiveTelemetry:

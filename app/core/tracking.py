@@ -36,6 +36,7 @@ class TrackerSettings:
     max_dilate: float = 1.0
     motion_pad: float = 2.0
     velocity_smoothing: float = 0.6
+    coast_growth: float = 1.0
     optical_flow: bool = True
 
     @classmethod
@@ -231,7 +232,9 @@ class PrivacyTracker:
     def _grown(self, box: np.ndarray, t: _Track, age: int) -> np.ndarray:
         s = self.settings
         speed = np.abs(t.velocity)
-        extra_x = s.motion_pad * max(speed[0], speed[2])
-        extra_y = s.motion_pad * max(speed[1], speed[3])
+        # Coasting: besides following the motion model, allow the object to deviate from it by
+        # ``coast_growth`` × its speed per frame unseen (turns, reversals, braking).
+        extra_x = (s.motion_pad + s.coast_growth * age) * max(speed[0], speed[2])
+        extra_y = (s.motion_pad + s.coast_growth * age) * max(speed[1], speed[3])
         frac = min(s.dilate_per_frame * age, s.max_dilate)
         return grow_xyxy(box, frac, extra_x, extra_y)[0]
