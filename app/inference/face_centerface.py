@@ -44,6 +44,9 @@ class FaceSettings:
     threshold: float = 0.2
     nms_iou: float = 0.3
     max_side: int = 1280
+    # CenterFace boxes are tight on the face; grow them to the head (hair, ears, avatar circle):
+    # on real-dev, 90 %-coverage of labelled faces rises from 22 % at 1.0 to about half at 1.6.
+    box_scale: float = 1.6
 
 
 def cache_dir() -> Path:
@@ -135,6 +138,18 @@ def decode_centerface(
     return xyxy[keep], scores[keep]
 
 
+def scale_boxes(xyxy: np.ndarray, factor: float, hw: tuple[int, int]) -> np.ndarray:
+    """Grow boxes by ``factor`` about their centre (clipped to the frame)."""
+    if factor == 1.0 or not len(xyxy):
+        return xyxy.astype(np.float32)
+    c = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    half = (xyxy[:, 2:] - xyxy[:, :2]) * factor / 2
+    out = np.concatenate([c - half, c + half], axis=1)
+    out[:, [0, 2]] = out[:, [0, 2]].clip(0, hw[1])
+    out[:, [1, 3]] = out[:, [1, 3]].clip(0, hw[0])
+    return out.astype(np.float32)
+
+
 class CenterFaceDetector:
     """``Detector`` plug-in for faces (class ``face``, ``Source.FACE``)."""
 
@@ -169,7 +184,7 @@ class CenterFaceDetector:
         tensor, (sx, sy) = preprocess(frame, self.settings.max_side)
         heat, scale, offset, _ = self.session.run(list(OUTPUT_NAMES), {self._input_name: tensor})
         xyxy, scores = decode_centerface(heat, scale, offset, tensor.shape[2:], self.settings.threshold, self.settings.nms_iou)
-        xyxy = xyxy / np.array([sx, sy, sx, sy], np.float32)
+        xyxy = scale_boxes(xyxy / np.array([sx, sy, sx, sy], np.float32), self.settings.box_scale, frame.shape[:2])
         self.last_seconds = time.perf_counter() - t0
         n = len(xyxy)
         return Detections(xyxy, scores, np.zeros(n, np.int32), FACE_CLASSES, sources=np.full(n, Source.FACE, np.int8))

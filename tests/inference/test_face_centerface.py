@@ -20,6 +20,11 @@ def test_input_size_multiple_of_32_and_capped():
     assert fc.input_size((10, 10), 1280) == (32, 32)
 
 
+def test_scale_boxes_about_centre_and_clip():
+    out = fc.scale_boxes(np.array([[10, 10, 20, 30]], np.float32), 2.0, (35, 100))
+    assert out[0].tolist() == [5, 0, 25, 35]
+
+
 def test_decode_one_peak():
     h, w = 8, 8
     heat = np.zeros((1, 1, h, w), np.float32)
