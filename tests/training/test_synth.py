@@ -1,0 +1,129 @@
+"""Tests for the synthetic data engine (training/synth): determinism, label fidelity, CLI errors."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from training.synth import cli  # noqa: E402
+from training.synth.dataset import _clip, render_sample, split_of, yolo_lines  # noqa: E402
+from training.synth.generators import GENERATORS  # noqa: E402
+from training.synth.qtkit import Canvas, ensure_app, make_font  # noqa: E402
+from training.taxonomy import CLASS_NAMES, TEXT_CLASSES  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def qt_app():
+    return ensure_app()
+
+
+def _digest(seed: int, i: int):
+    name, img, labels = render_sample(seed, i)
+    return name, hashlib.sha1(img.tobytes()).hexdigest(), yolo_lines(labels, img.shape[1], img.shape[0])
+
+
+@pytest.mark.parametrize("i", [0, 3, 7])
+def test_same_seed_gives_identical_image_and_labels(i):
+    assert _digest(5, i) == _digest(5, i)
+
+
+def test_different_seed_changes_output():
+    assert _digest(1, 0)[1] != _digest(2, 0)[1]
+
+
+def test_split_is_deterministic_and_roughly_85_10_5():
+    splits = [split_of(0, i) for i in range(2000)]
+    assert splits == [split_of(0, i) for i in range(2000)]
+    frac = splits.count("train") / len(splits)
+    assert 0.8 < frac < 0.9 and splits.count("test") > 0
+
+
+def test_canvas_span_box_covers_only_the_pii_ink():
+    c = Canvas(400, 60, "#ffffff")
+    c.spans(10, 10, [("Email: ", None), ("bob@example.com", "email")], make_font("DejaVu Sans", 16), "#000000")
+    img, labels = c.finish()
+    (cls, (x0, y0, x1, y1)), = labels
+    assert cls == "email"
+    ink_cols = np.nonzero((img[:, :, 0] < 128).any(0))[0]
+    # "Email: " lies left of the box; the box ends at the last ink column.
+    assert x0 > ink_cols.min() + 30 and abs(x1 - (ink_cols.max() + 1)) <= 2
+
+
+@pytest.mark.parametrize("name", ["mobile_chat", "mobile_contacts", "browser", "terminal", "password_manager", "widget_form"])
+def test_text_labels_lie_on_drawn_ink(name):
+    gen = GENERATORS[name]
+    checked = 0
+    for seed in range(2):
+        img, labels = gen.fn(np.random.default_rng(seed))
+        for cls, (x0, y0, x1, y1) in labels:
+            if cls not in TEXT_CLASSES or cls == "chat_message" or cls == "notification":
+                continue
+            xi0, yi0, xi1, yi1 = int(x0), int(y0), int(np.ceil(x1)), int(np.ceil(y1))
+            patch = img[yi0:yi1, xi0:xi1].astype(int)
+            ring = np.concatenate([img[max(0, yi0 - 2), xi0:xi1], img[min(img.shape[0] - 1, yi1 + 1), xi0:xi1]]).astype(int)
+            bg = np.median(ring, axis=0)
+            ink = np.abs(patch - bg).max(2) > 40
+            assert ink.any(), (name, cls)
+            ys, xs = np.nonzero(ink)
+            ink_area = (xs.max() - xs.min() + 1) * (ys.max() - ys.min() + 1)
+            assert (xi1 - xi0) * (yi1 - yi0) <= 1.6 * ink_area + 40, (name, cls, (x0, y0, x1, y1))
+            checked += 1
+    assert checked > 0
+
+
+def test_each_generator_labels_what_it_claims():
+    for g in GENERATORS.values():
+        seen: set[str] = set()
+        for seed in range(12):
+            _, labels = g.fn(np.random.default_rng(seed))
+            seen |= {c for c, _ in labels}
+        assert g.classes <= seen, (g.name, sorted(g.classes - seen))
+        assert seen <= set(CLASS_NAMES)
+
+
+def test_generators_render_no_faces_or_people():
+    claimed = set().union(*(g.classes for g in GENERATORS.values()))
+    assert not claimed & {"face", "person"}
+
+
+def test_clip_drops_mostly_cut_boxes():
+    labels = [("email", (-50.0, 0.0, 50.0, 10.0)), ("email", (-10.0, 0.0, 90.0, 10.0)), ("email", (0.0, 0.0, 2.0, 2.0))]
+    assert _clip(labels, 640, 640, 0, 0) == [("email", (0.0, 0.0, 90.0, 10.0))]
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["--images", "0"], "--images must be > 0"),
+    (["--images", "-3"], "--images must be > 0"),
+    (["--images", "2", "--classes", "email,not_a_class"], "unknown class name"),
+])
+def test_bad_arguments_fail_clearly(tmp_path, capsys, args, msg):
+    assert cli.main(["--out", str(tmp_path / "o"), *args]) != 0
+    assert msg in capsys.readouterr().err
+
+
+def test_unwritable_output_folder_fails_clearly(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert cli.main(["--out", str(blocker / "sub"), "--images", "2"]) != 0
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_end_to_end_tiny_dataset(tmp_path):
+    out = tmp_path / "ds"
+    assert cli.main(["--out", str(out), "--images", "4", "--seed", "3", "--workers", "1", "--no-real", "--classes", "email,phone_number"]) == 0
+    yaml = (out / "data.yaml").read_text()
+    assert f"path: {out.resolve()}" in yaml and "real_test: images/real_test" in yaml
+    assert all(f"{i}: {n}" in yaml for i, n in enumerate(CLASS_NAMES))
+    files = list((out / "labels").rglob("*.txt"))
+    assert len(files) == 4
+    for f in files:
+        for ln in f.read_text().splitlines():
+            k, *v = ln.split()
+            assert CLASS_NAMES[int(k)] in ("email", "phone_number")
+            assert all(0.0 <= float(x) <= 1.0 for x in v)
+    assert (out / "README.md").exists() and (out / "contact_sheet.png").exists()

@@ -1,0 +1,84 @@
+"""Dataset card (README.md) and contact sheet for a rendered synthetic dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..taxonomy import CLASS_NAMES, DOMAINS, class_id
+from .dataset import Stats
+
+CREDITS = """\
+Real photos (train split mixed in and used as backgrounds; ~20 % per source held out as `real_test`), from
+`/work/shared/data/real` (not copied into the repository):
+
+* Contains images and annotations from the Open Images Dataset V4+ (Krasin et al., https://storage.googleapis.com/openimages/web/index.html). Annotations © Google LLC, CC BY 4.0; images by their Flickr authors, CC BY 2.0. Subset curated by Roboflow ("License Plates", samrat-sahoo/license-plates-f8vsn).
+* QR-code images and boxes from "xcerno30 QR codes" by Matěj Černohous, Roboflow Universe (https://universe.roboflow.com/matej-cernohous/xcerno30-qr-codes), CC BY 4.0.
+* Receipt scans from softmatic/vision-data (RoboScan, https://github.com/softmatic/vision-data), CC BY 4.0.
+"""
+
+
+def write_card(out: Path, stats: Stats, rate: float, command: str, workers: int) -> str:
+    """Write ``out/README.md``; returns its text."""
+    total = sum(stats.images[s] for s in ("train", "val", "test"))
+    lines = [f"# Synthetic dataset `{out.name}`", "", f"Command: `{command}`", "",
+             f"Rendered {total} synthetic crops at **{rate:.2f} images/s** with {workers} worker process(es) on this machine "
+             "(2 shared CPU cores, excluding the real-pack copy).", "",
+             "Synthetic crops per split: " + ", ".join(f"{s}: {stats.images[s]}" for s in ("train", "val", "test")), "",
+             "Real photos added: " + ", ".join(f"{s}: {stats.real_images[s]}" for s in ("train", "real_test")), "",
+             "**No faces or people are rendered** (we hold no licensed face or person photos; avatars are initials or abstract "
+             "shapes). `face` and `person` are listed in `data.yaml` only so class indices match the taxonomy; faces are "
+             "handled by a separate pretrained model.", "",
+             "## Boxes per class (synthetic crops, all splits; + real train boxes)", "",
+             "| id | class | domain | synthetic | real (train) |", "|---:|---|---|---:|---:|"]
+    dom = {n: d for d, ns in DOMAINS.items() for n in ns}
+    for n in CLASS_NAMES:
+        lines.append(f"| {class_id(n)} | {n} | {dom[n]} | {stats.boxes[n]} | {stats.real_boxes[n]} |")
+    n300 = sum(1 for n in CLASS_NAMES if stats.boxes[n] + stats.real_boxes[n] >= 300)
+    lines += ["", f"Classes with ≥ 300 boxes: **{n300}** of {len(CLASS_NAMES)}.", "", "## Boxes per domain", "",
+              "| domain | boxes |", "|---|---:|"]
+    for d, ns in DOMAINS.items():
+        lines.append(f"| {d} | {sum(stats.boxes[n] + stats.real_boxes[n] for n in ns)} |")
+    sizes = np.array(stats.sizes or [0.0])
+    edges = [0, 8, 16, 32, 64, 128, 256, 512, 10_000]
+    hist, _ = np.histogram(sizes, edges)
+    lines += ["", "## Box size (longer side, px in the crop)", "", "| range | boxes |", "|---|---:|"]
+    lines += [f"| {a}–{b if b < 10_000 else '∞'} | {h} |" for a, b, h in zip(edges[:-1], edges[1:], hist)]
+    lines += ["", "## Scenes per generator", "", "| generator | crops |", "|---|---:|"]
+    lines += [f"| {g} | {k} |" for g, k in sorted(stats.generators.items())]
+    lines += ["", "## How it is made", "",
+              "Screens are painted offscreen with PySide6 (QPainter, QTextDocument HTML, real QWidgets grabbed); label boxes "
+              "come from Qt geometry (QFontMetrics advances, QTextLayout cursor positions, widget geometry) shrunk to the "
+              "drawn ink. Fake data from Faker in 11 locales; look-alike negatives (prices, order ids, versions, hashes, "
+              "plain dates) stay unlabelled. Crops are 640×640 tiles at native scale plus downscaled full views. Physical "
+              "objects are rendered flat, then warped into procedural or real (train-split) backgrounds with shadows, "
+              "lighting, blur, noise and JPEG artefacts; screens are also photographed (bezel, moiré, glare).", "",
+              "## Real-data credits", "", CREDITS, "![contact sheet](contact_sheet.png)", ""]
+    text = "\n".join(lines)
+    (out / "README.md").write_text(text)
+    return text
+
+
+def contact_sheet(out: Path, path: Path, n: int = 16, cell: int = 400) -> None:
+    """A 4x4 grid of train crops with boxes and class names drawn (JPEG-sized PNG < 2 MB)."""
+    imgs = sorted((out / "images" / "train").glob("s*.jpg"))
+    step = max(1, len(imgs) // n)
+    tiles = []
+    for p in imgs[::step][:n]:
+        img = cv2.imread(str(p))
+        h, w = img.shape[:2]
+        for ln in (out / "labels" / "train" / f"{p.stem}.txt").read_text().splitlines():
+            k, cx, cy, bw, bh = ln.split()
+            cx, cy, bw, bh = float(cx) * w, float(cy) * h, float(bw) * w, float(bh) * h
+            col = tuple(int(v) for v in np.random.default_rng(int(k)).integers(60, 255, 3))
+            cv2.rectangle(img, (int(cx - bw / 2), int(cy - bh / 2)), (int(cx + bw / 2), int(cy + bh / 2)), col, 1)
+            cv2.putText(img, CLASS_NAMES[int(k)], (int(cx - bw / 2), max(9, int(cy - bh / 2) - 2)), 0, 0.35, col, 1)
+        s = cell / max(h, w)
+        img = cv2.resize(img, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
+        tiles.append(cv2.copyMakeBorder(img, 0, cell - img.shape[0], 0, cell - img.shape[1], cv2.BORDER_CONSTANT, value=(40, 40, 40)))
+    while len(tiles) < n:
+        tiles.append(np.full((cell, cell, 3), 40, np.uint8))
+    rows = [np.hstack(tiles[r * 4 : r * 4 + 4]) for r in range(n // 4)]
+    cv2.imwrite(str(path), np.vstack(rows), [cv2.IMWRITE_PNG_COMPRESSION, 9])
