@@ -200,7 +200,10 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
             model = YOLO(str(_abs(cfg.model)) if not Path(cfg.model).is_absolute() else cfg.model, task="detect")
         for event, fn in _callbacks(cfg, run_dir).items():
             model.add_callback(event, fn)
-        log.info("%s run %s: %s", "resuming" if resume else "starting", run_dir, asdict(cfg))
+        if resume:  # ultralytics restores data, epochs, imgsz, schedule from last.pt; only FCL comes from the sidecar
+            log.info("resuming run %s from %s (fcl=%s)", run_dir, last, cfg.fcl)
+        else:
+            log.info("starting run %s: %s", run_dir, asdict(cfg))
         args = {
             "batch": cfg.batch, "workers": cfg.workers, "patience": cfg.patience, "plots": cfg.plots,
             "val": cfg.val, "project": str(run_dir.parent), "name": run_dir.name, "exist_ok": True,
