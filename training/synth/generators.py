@@ -72,14 +72,14 @@ STREET_OBJECTS = ("license_plate", "street_sign", "house_number", "shop_sign")
 def photo_documents(rng: np.random.Generator) -> Scene:
     """1-3 documents/cards/labels on a table or background photo."""
     W, H = int(rng.integers(800, 1400)), int(rng.integers(640, 1100))
-    names = rng.choice(DOC_OBJECTS, int(rng.integers(1, 4)), replace=False)
+    names = rng.choice(DOC_OBJECTS, int(rng.integers(1, 5)), replace=False)
     return photo.compose_objects(rng, [ob.OBJECTS[str(n)](rng) for n in names], W, H, (0.3, 0.75))
 
 
 def photo_street(rng: np.random.Generator) -> Scene:
     """Plates, street signs, house numbers and shop signs in a street-like photo."""
     W, H = int(rng.integers(800, 1400)), int(rng.integers(640, 1100))
-    names = rng.choice(STREET_OBJECTS, int(rng.integers(1, 4)), replace=False)
+    names = rng.choice(STREET_OBJECTS, int(rng.integers(1, 5)), replace=False)
     return photo.compose_objects(rng, [ob.OBJECTS[str(n)](rng) for n in names], W, H, (0.12, 0.45))
 
 
@@ -102,11 +102,11 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("mobile_bank", sm.render_bank, frozenset({"bank_account", "person_name", "avatar"}), 0.7, 0.2),
     Generator("mobile_map", sm.render_map, frozenset({"map_view", "postal_address"}), 0.6, 0.3),
     Generator("browser", sw.render_browser, frozenset({"person_name", "email", "phone_number", "postal_address", "avatar", "bank_account", "username", "password"}), 2.0, 0.12),
-    Generator("terminal", sd.render_terminal, frozenset({"username", "ip_address", "secret_key"}), 0.9, 0.1),
+    Generator("terminal", sd.render_terminal, frozenset({"username", "ip_address", "secret_key"}), 0.7, 0.1),
     Generator("password_manager", sd.render_password_manager, frozenset({"username", "password", "verification_code", "secret_key", "email"}), 0.8, 0.1),
     Generator("widget_form", sd.render_widget_form, frozenset({"person_name", "email", "phone_number", "username", "password"}), 0.5, 0.1),
     Generator("desktop_composite", desktop_composite, frozenset({"avatar"}), 0.8, 0.1),
-    Generator("photo_documents", photo_documents, frozenset(DOC_OBJECTS) | {"person_name", "signature"}, 2.2, 0.5),
-    Generator("photo_street", photo_street, frozenset(STREET_OBJECTS), 1.1, 0.5),
+    Generator("photo_documents", photo_documents, frozenset(DOC_OBJECTS) | {"person_name", "signature"}, 4.0, 0.55),
+    Generator("photo_street", photo_street, frozenset(STREET_OBJECTS), 2.2, 0.5),
     Generator("screen_photo", screen_photo, frozenset(), 0.6, 0.6),
 )}

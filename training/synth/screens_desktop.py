@@ -55,7 +55,7 @@ def render_terminal(rng: np.random.Generator):
             out = [[("64 bytes from ", None), (ip, "ip_address"), (f": icmp_seq=1 ttl=5{rng.integers(0, 9)} time={rng.uniform(1, 90):.1f} ms", None)]]
         elif kind == 4:
             cmd = [("cat ~/.ssh/id_ed25519", None)]
-            out = [[("-----BEGIN OPENSSH PRIVATE KEY-----", "secret_key")]] + [[(fd.secret_key(rng)[:64].ljust(64, "A"), "secret_key")] for _ in range(int(rng.integers(1, 4)))]
+            out = [[("-----BEGIN OPENSSH PRIVATE KEY-----", "secret_key")]] + [[("".join(rng.choice(list("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"), 64)), "secret_key")] for _ in range(int(rng.integers(1, 4)))]
         elif kind == 5:
             cmd = [("pip install requests==", None), (fd.negative(rng)[1:] if False else f"2.{rng.integers(0, 33)}.{rng.integers(0, 9)}", None)]
             out = [[(f"Successfully installed {fd.negative(rng)}", None)]]

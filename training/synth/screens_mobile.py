@@ -7,6 +7,7 @@ Each ``render_*`` takes a seeded ``np.random.Generator`` and returns
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtGui import QFontMetricsF
 
 from . import fakedata as fd
 from .qtkit import Canvas, make_font
@@ -76,19 +77,19 @@ def render_chat(rng: np.random.Generator):
             parts = [("Hi ", None), (them.first if mine else me.first, "person_name"), ("!", None)]
         else:
             parts = [(fd.sentence(rng), None)]
-        text_w = sum(len(s) for s, _ in parts) * fsize * 0.56
+        fm = QFontMetricsF(font)
         max_w = w * 0.72
         lines = [parts]
-        if text_w > max_w and len(parts) == 1:
+        if fm.horizontalAdvance(parts[0][0]) > max_w and len(parts) == 1:
             words, cur, lines = parts[0][0].split(), "", []
             for wd in words:
-                if len(cur + " " + wd) * fsize * 0.56 > max_w:
+                if fm.horizontalAdvance(cur + " " + wd) > max_w and cur:
                     lines.append([(cur, None)])
                     cur = wd
                 else:
                     cur = (cur + " " + wd).strip()
             lines.append([(cur, None)])
-        bw = min(max_w, max(sum(len(s) for s, _ in ln) for ln in lines) * fsize * 0.56) + 24
+        bw = min(w - 24, max(sum(fm.horizontalAdvance(s) for s, _ in ln) for ln in lines)) + 24
         bh = len(lines) * line_h + 16
         bx = w - bw - 12 if mine else 12
         if y + bh > h - 110:
