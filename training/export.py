@@ -45,7 +45,9 @@ class ParityReport:
         return 1.0 if denom == 0 else self.matched / denom
 
 
-def vpd_metadata(class_names: list[str], imgsz: tuple[int, int], stride: int) -> dict[str, str]:
+def vpd_metadata(
+    class_names: list[str], imgsz: tuple[int, int], stride: int, tile_size: int | None = None
+) -> dict[str, str]:
     """The ONNX metadata the app requires (see ``app/inference/metadata.py``).
 
     Raises ``ExportError`` when a class is not in the taxonomy: the app resolves redaction
@@ -62,6 +64,8 @@ def vpd_metadata(class_names: list[str], imgsz: tuple[int, int], stride: int) ->
         "vpd_domains": json.dumps({d: n for d, n in domains.items() if n}),
         "imgsz": json.dumps([int(imgsz[0]), int(imgsz[1])]),
         "stride": str(int(stride)),
+        # Native-pixel size of the training crops: the app tiles large frames at this size.
+        **({"vpd_tile_size": str(int(tile_size))} if tile_size else {}),
     }
 
 
@@ -80,7 +84,9 @@ def write_metadata(onnx_path: Path, props: dict[str, str]) -> None:
     onnx.save(model, str(onnx_path))
 
 
-def export_onnx(weights: Path, out_dir: Path, name: str, imgsz: int) -> tuple[Path, Path]:
+def export_onnx(
+    weights: Path, out_dir: Path, name: str, imgsz: int, tile_size: int | None = None
+) -> tuple[Path, Path]:
     """Export ``weights`` to ``out_dir/<name>.onnx`` (fixed ``imgsz`` square input, batch 1, opset from
     ultralytics, NMS-free for end-to-end heads) with VPD metadata; copy the .pt to ``out_dir/<name>.pt``.
 
@@ -99,7 +105,7 @@ def export_onnx(weights: Path, out_dir: Path, name: str, imgsz: int) -> tuple[Pa
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_path, pt_path = out_dir / f"{name}.onnx", out_dir / f"{name}.pt"
     stride = int(max(model.model.stride.tolist()))
-    write_metadata(produced, vpd_metadata(names, (imgsz, imgsz), stride))
+    write_metadata(produced, vpd_metadata(names, (imgsz, imgsz), stride, tile_size))
     if produced.resolve() != onnx_path.resolve():
         shutil.move(str(produced), onnx_path)
     if Path(weights).resolve() != pt_path.resolve():
@@ -210,6 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", required=True, help="trained checkpoint, e.g. runs/train/exp/weights/best.pt")
     p.add_argument("--name", default="vpd-n", help="output stem: models/<name>.onnx and .pt")
     p.add_argument("--imgsz", type=int, default=640)
+    p.add_argument("--tile-size", type=int, default=None,
+                   help="native-pixel crop size the model was trained on (default: imgsz); the app tiles at it")
     p.add_argument("--out-dir", default="models")
     p.add_argument("--data", help="data.yaml for held-back parity images (default: the checkpoint's)")
     p.add_argument("--images", help="folder of parity images (overrides --data)")
@@ -227,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     root = repo_root()
     out_dir = Path(a.out_dir) if Path(a.out_dir).is_absolute() else root / a.out_dir
     try:
-        onnx_path, pt_path = export_onnx(Path(a.weights), out_dir, a.name, a.imgsz)
+        onnx_path, pt_path = export_onnx(Path(a.weights), out_dir, a.name, a.imgsz, a.tile_size)
         if a.no_parity:
             return 0
         if a.images:
