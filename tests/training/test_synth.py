@@ -127,3 +127,18 @@ def test_end_to_end_tiny_dataset(tmp_path):
             assert CLASS_NAMES[int(k)] in ("email", "phone_number")
             assert all(0.0 <= float(x) <= 1.0 for x in v)
     assert (out / "README.md").exists() and (out / "contact_sheet.png").exists()
+
+
+def test_real_pack_holds_out_about_a_fifth_per_source():
+    from training.synth import real
+
+    items = real.load_items()
+    if not items:
+        pytest.skip("real pack not present")
+    for src in {i.source for i in items}:
+        mine = [i for i in items if i.source == src]
+        held = sum(i.split == "real_test" for i in mine)
+        assert 0.15 <= held / len(mine) <= 0.25, src
+    assert real.load_items() == items
+    rng = np.random.default_rng(0)
+    assert all(real.random_train_item(rng).split == "train" for _ in range(50))
