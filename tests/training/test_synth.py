@@ -142,3 +142,15 @@ def test_real_pack_holds_out_about_a_fifth_per_source():
     assert real.load_items() == items
     rng = np.random.default_rng(0)
     assert all(real.random_train_item(rng).split == "train" for _ in range(50))
+
+
+def test_worker_count_does_not_change_output(tmp_path):
+    def files(out):
+        return {p.relative_to(out).as_posix(): hashlib.sha1(p.read_bytes()).hexdigest()
+                for p in sorted(out.rglob("s*")) if p.is_file()}
+
+    common = ["--images", "3", "--seed", "11", "--no-real"]
+    assert cli.main(["--out", str(tmp_path / "a"), "--workers", "1", *common]) == 0
+    assert cli.main(["--out", str(tmp_path / "b"), "--workers", "2", *common]) == 0
+    a, b = files(tmp_path / "a"), files(tmp_path / "b")
+    assert len(a) == 6 and a == b
