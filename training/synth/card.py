@@ -61,8 +61,17 @@ def write_card(out: Path, stats: Stats, rate: float, command: str, workers: int)
     return text
 
 
-def contact_sheet(out: Path, path: Path, n: int = 16, cell: int = 400) -> None:
-    """A 4x4 grid of train crops with boxes and class names drawn (JPEG-sized PNG < 2 MB)."""
+def contact_sheet(out: Path, path: Path, n: int = 16, cell: int = 400, max_bytes: int = 1_900_000) -> None:
+    """A 4x4 grid of train crops with boxes and class names drawn; PNG shrunk until < ``max_bytes``."""
+    while True:
+        ok, buf = cv2.imencode(".png", _sheet(out, n, cell), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        if len(buf) <= max_bytes or cell <= 200:
+            path.write_bytes(buf.tobytes())
+            return
+        cell -= 40
+
+
+def _sheet(out: Path, n: int, cell: int) -> np.ndarray:
     imgs = sorted((out / "images" / "train").glob("s*.jpg"))
     step = max(1, len(imgs) // n)
     tiles = []
@@ -81,4 +90,4 @@ def contact_sheet(out: Path, path: Path, n: int = 16, cell: int = 400) -> None:
     while len(tiles) < n:
         tiles.append(np.full((cell, cell, 3), 40, np.uint8))
     rows = [np.hstack(tiles[r * 4 : r * 4 + 4]) for r in range(n // 4)]
-    cv2.imwrite(str(path), np.vstack(rows), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    return np.vstack(rows)
