@@ -4,6 +4,8 @@ SPEC is ``camera:N``, ``screen`` / ``screen:N``, ``window:TITLE`` (X11, needs xd
 wmctrl), ``synthetic`` (a test pattern) or a video FILE. Masked frames go to ``--record FILE``,
 ``--virtual-camera`` and/or ``--preview``. Protection fails closed: until the detector has
 answered, when it stalls or errors, the whole frame is masked with a PROTECTION PAUSED banner.
+OCR runs beside the frame loop at most every ``--ocr-every`` seconds; its boxes are held between
+results. A slow OCR never pauses protection; an OCR error is printed but does not either.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     closers: list = []
     try:
+        if args.ocr_every < 0:
+            raise ValueError(f"--ocr-every must be ≥ 0, got {args.ocr_every}")
         policy, redaction = policy_from_args(args), redaction_from_args(args)
         detectors, providers, warnings = build_detector_list(args)
         pipeline = Pipeline(detectors, policy, redaction)
@@ -106,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     for warn in warnings:
         print(f"warning: {warn}", file=sys.stderr)
     hold = 0.5 if args.hold is None else args.hold
-    options = LiveOptions(hold_s=hold, deadline_s=args.deadline, fps=source.fps or 30.0)
+    options = LiveOptions(hold_s=hold, deadline_s=args.deadline, fps=source.fps or 30.0, ocr_interval_s=args.ocr_every)
     stop = threading.Event()
     print(f"streaming {args.source} ({w}x{h} @ {source.fps:.0f} fps), providers: {providers}; Ctrl-C stops",
           file=sys.stderr)  # fmt: skip
@@ -148,7 +152,12 @@ def _telemetry_printer(masker: LiveMasker, every: float):
             last[0] = now
             t = masker.telemetry()
             state = "protected" if out.protected else f"PAUSED ({out.reason})"
+            ocr = ""
+            if t.ocr_results or t.ocr_error:
+                ocr = f"  ocr {1000 * t.ocr_s:5.0f} ms age {1000 * t.ocr_age_s:5.0f} ms"
+                ocr += f" (OCR FAILED: {t.ocr_error})" if t.ocr_error else ""
             print(f"fps {t.fps:5.1f}  latency {1000 * t.latency_s:5.1f} ms  detector {1000 * t.detect_s:5.1f} ms  "
-                  f"age {1000 * t.detection_age_s:5.0f} ms  provider {t.provider}  {state}", file=sys.stderr)  # fmt: skip
+                  f"age {1000 * t.detection_age_s:5.0f} ms{ocr}  provider {t.provider}  {state}",
+                  file=sys.stderr)  # fmt: skip
 
     return show

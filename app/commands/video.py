@@ -2,7 +2,9 @@
 
 The detector runs every ``--stride``-th frame; a second pass fills every gap between detections
 of the same object in both directions and holds boxes ``--hold`` seconds before/after, so
-nothing flashes through a missed frame. Container metadata (GPS, device, dates) is not copied.
+nothing flashes through a missed frame. The OCR text-PII recogniser is slow, so it reads one frame
+every ``--ocr-every`` seconds (frame 0 always); its boxes are held and gap-filled in between.
+Container metadata (GPS, device, dates) is not copied.
 """
 
 from __future__ import annotations
@@ -29,13 +31,17 @@ from app.media.video_export import ExportOptions, ExportReport, export_video
 from app.media.video_synthetic import ColourKeyDetector
 
 DEFAULT_STRIDE = 2
+DEFAULT_OCR_EVERY_S = 1.0  # OCR costs 1.7–5 s a 1080p frame on a CPU; text rarely changes faster
 
 
 def add_video_args(p: argparse.ArgumentParser) -> None:
-    """Options shared by video and stream: stride/hold and the test oracle."""
+    """Options shared by video and stream: hold, OCR rate and the test oracle."""
     g = p.add_argument_group("tracking")
     g.add_argument("--hold", type=float, default=None, metavar="S",
                    help="seconds a lost box stays masked (default: 1.0 for video, 0.5 live)")  # fmt: skip
+    g.add_argument("--ocr-every", type=float, default=DEFAULT_OCR_EVERY_S, metavar="S",
+                   help="run OCR on one frame every S seconds (video: at least every --stride frames; live: "
+                        "at most this often, beside the frame loop) (default: %(default)s)")  # fmt: skip
     g.add_argument("--fake-detector", action="store_true",
                    help="testing only: find the key-coloured PII of synthetic clips instead of running a model")  # fmt: skip
 
@@ -81,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         redaction = redaction_from_args(args)
         hold = 1.0 if args.hold is None else args.hold
         options = ExportOptions(keep_audio=not args.no_audio, stride=args.stride, hold_s=hold, crf=args.crf,
-                                bidirectional=not args.single_pass)  # fmt: skip
+                                bidirectional=not args.single_pass, ocr_every_s=args.ocr_every)  # fmt: skip
         detectors, providers, warnings = build_detector_list(args)
         pipeline = Pipeline(detectors, policy, redaction)
         check_class_names(args, pipeline.class_names)
@@ -117,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
     bar.close()
     print(
         f"{report.frames} frames → {report.target} ({report.width}x{report.height}, audio {report.audio}); "
-        f"detector on {report.detected_frames} frames, {report.filled} boxes added by tracking; "
+        f"detector on {report.detected_frames} frames, OCR on {report.ocr_frames}, "
+        f"{report.filled} boxes added by tracking; "
         f"{report.throughput_fps:.1f} fps; metadata stripped",
         file=sys.stderr,
     )
@@ -133,7 +140,7 @@ def _write_report(path: Path, report: ExportReport, providers: str, options: Exp
         "width": report.width, "height": report.height, "fps": report.fps, "rotation_applied": report.rotation,
         "audio": report.audio, "seconds": round(report.seconds, 3), "throughput_fps": round(report.throughput_fps, 2),
         "providers": providers, "stride": options.stride, "hold_s": options.hold_s,
-        "bidirectional": options.bidirectional,
+        "bidirectional": options.bidirectional, "ocr_frames": report.ocr_frames, "ocr_every_s": options.ocr_every_s,
     }  # fmt: skip
     tmp = path.with_name(f".{path.name}.part")
     try:

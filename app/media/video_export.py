@@ -5,6 +5,12 @@ second decodes again and writes each frame with every box its track needs on it 
 between hits and held before the first and after the last hit — so a box missed on some frames
 cannot flash through. Single-pass mode uses the live tracker instead (hold forward only).
 
+OCR (slow: seconds per 1080p frame on a CPU) runs only on every ``ocr_stride``-th frame (≈ 1 s,
+frame 0 always), synchronously in pass 1. Its hits are linked and gap-filled like the others but
+with a hold of at least one OCR stride and a max gap of two, so between OCR frames text that stays
+put stays masked, text that moves is covered by the gap-fill corridor, and text that appears
+between two OCR frames is back-filled from the next one.
+
 Audio packets are remuxed unchanged (AAC re-encode when the container refuses the codec), in
 sync by keeping source timestamps; no container or stream metadata is copied. Display-matrix
 rotation is applied to the pixels, so output is upright with no rotation tag. The output is
@@ -16,17 +22,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Iterator
 
 import numpy as np
 
-from app.core.detections import Detections, Source
+from app.core.async_detector import split_slow_detectors
+from app.core.detections import Detections, Source, concat
 from app.core.errors import Cancelled, OutputError, SourceError
 from app.core.gapfill import GapFillSettings, fill_gaps
-from app.core.pipeline import Pipeline
+from app.core.pipeline import Detector, Pipeline
 from app.core.tracking import PrivacyTracker, TrackerSettings
 from app.media.sinks import VideoFileSink
 
@@ -40,7 +47,9 @@ FrameHook = Callable[[int, Detections], None]
 class ExportOptions:
     """``stride``: run the detector every N-th frame. ``hold_s``: seconds a track stays masked
     before its first / after its last hit. ``crf``: x264 quality (lower = better, 18–28 usual).
-    ``bidirectional``: two passes with gap filling (off: one pass, live tracker)."""
+    ``bidirectional``: two passes with gap filling (off: one pass, live tracker).
+    ``ocr_stride``: run OCR every N-th frame; None: every ``ocr_every_s`` seconds of frames.
+    Either way at least ``stride``."""
 
     keep_audio: bool = True
     stride: int = 2
@@ -49,14 +58,25 @@ class ExportOptions:
     preset: str = "veryfast"
     bidirectional: bool = True
     max_gap_s: float = 3.0
+    ocr_stride: int | None = None
+    ocr_every_s: float = 1.0
 
     def __post_init__(self) -> None:
         if self.stride < 1:
             raise ValueError(f"stride must be ≥ 1, got {self.stride}")
+        if self.ocr_stride is not None and self.ocr_stride < 1:
+            raise ValueError(f"OCR stride must be ≥ 1, got {self.ocr_stride}")
+        if self.ocr_every_s < 0:
+            raise ValueError(f"OCR interval must be ≥ 0 s, got {self.ocr_every_s}")
         if self.hold_s < 0:
             raise ValueError(f"hold must be ≥ 0 s, got {self.hold_s}")
         if not 0 <= self.crf <= 51:
             raise ValueError(f"crf must be 0–51, got {self.crf}")
+
+    def ocr_frames(self, fps: float) -> int:
+        """OCR stride in frames at ``fps``: ``ocr_stride`` or ``ocr_every_s`` × fps, ≥ ``stride``."""
+        n = self.ocr_stride if self.ocr_stride is not None else int(round(self.ocr_every_s * (fps or 30.0)))
+        return max(self.stride, n)
 
 
 @dataclass(frozen=True)
@@ -75,6 +95,7 @@ class ExportReport:
     rotation: int
     audio: str  # 'copied', 're-encoded (aac)', 'dropped', 'none'
     seconds: float
+    ocr_frames: int = 0  # frames OCR ran on
 
     @property
     def throughput_fps(self) -> float:
@@ -175,19 +196,11 @@ def export_video(
         total = 2 * len(plan)
         offset = len(plan)
     else:
-        plan, info, offset = [], None, 0
-        tracker = PrivacyTracker(TrackerSettings(), pipeline.class_names)
-        total = None
-
-        def boxes_for(i: int, frame: np.ndarray) -> Detections:
-            raw = pipeline.select(pipeline.detect(frame)) if i % options.stride == 0 else None
-            return tracker.update(raw, frame)
-
+        plan, info, offset, total = [], None, 0, None
     inp = open_video_input(source, options.keep_audio)
     try:
         if not options.bidirectional:
-            hold = max(int(round(options.hold_s * inp.fps)), 2 * options.stride)
-            tracker.settings = TrackerSettings(hold_frames=hold)
+            boxes_for, info = _single_pass_boxes(pipeline, options, inp.fps)
             total = inp.est_frames
         return _write(inp, source, target, pipeline, options, boxes_for, offset, total, progress, cancel, on_frame, t0,
                       plan, info)  # fmt: skip
@@ -195,20 +208,62 @@ def export_video(
         inp.container.close()
 
 
+def _hidden(pipeline: Pipeline, detectors: tuple[Detector, ...], pixels: np.ndarray) -> Detections:
+    """Boxes ``detectors`` find on ``pixels`` that the policy hides, over the pipeline's class table."""
+    return pipeline.select(concat([d.detect(pixels) for d in detectors], pipeline.class_names))
+
+
+def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
+    """``boxes_for(i, frame)`` for one-pass export: the live tracker over the fast detectors, and
+    a second one holding OCR boxes (OCR every ``ocr_frames``) until the next OCR frame and beyond."""
+    fast, slow = split_slow_detectors(pipeline.detectors)
+    names = pipeline.class_names
+    hold = max(int(round(options.hold_s * fps)), 2 * options.stride)
+    tracker = PrivacyTracker(TrackerSettings(hold_frames=hold), names)
+    ocr_every = options.ocr_frames(fps)
+    ocr_tracker = PrivacyTracker(TrackerSettings(hold_frames=hold + ocr_every), names)
+    counts = {"detected_frames": 0, "ocr_frames": 0}
+
+    def boxes_for(i: int, frame: np.ndarray) -> Detections:
+        raw = None
+        if fast and i % options.stride == 0:
+            raw = _hidden(pipeline, fast, frame)
+            counts["detected_frames"] += 1
+        out = tracker.update(raw, frame)
+        if not slow:
+            return out
+        ocr = None
+        if i % ocr_every == 0:
+            ocr = _hidden(pipeline, slow, frame)
+            counts["ocr_frames"] += 1
+        return concat([out, ocr_tracker.update(ocr, frame)], names)
+
+    return boxes_for, counts
+
+
 def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None,
              cancel: threading.Event | None) -> tuple[list[Detections], dict]:  # fmt: skip
-    """Pass 1: detections on every stride-th frame, then gap filling into a per-frame plan."""
+    """Pass 1: detections on every stride-th frame and OCR on every OCR-stride-th frame, then gap
+    filling of each into one per-frame plan."""
+    fast, slow = split_slow_detectors(pipeline.detectors)
     inp = open_video_input(source, want_audio=False)
+    ocr_every = options.ocr_frames(inp.fps)
     hits: dict[int, Detections] = {}
+    ocr_hits: dict[int, Detections] = {}
     n, hw = 0, None
     est = 2 * inp.est_frames if inp.est_frames else None
     try:
         for frame in decoded_frames(inp, source):
             _check_cancel(cancel)
-            if n % options.stride == 0:
+            run_fast = bool(fast) and n % options.stride == 0
+            run_ocr = bool(slow) and n % ocr_every == 0
+            if run_fast or run_ocr or hw is None:
                 pixels, _ = upright(frame)
                 hw = pixels.shape[:2]
-                hits[n] = pipeline.select(pipeline.detect(pixels))
+                if run_fast:
+                    hits[n] = _hidden(pipeline, fast, pixels)
+                if run_ocr:
+                    ocr_hits[n] = _hidden(pipeline, slow, pixels)
             n += 1
             if progress:
                 progress(n, est)
@@ -217,12 +272,30 @@ def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress:
     if n == 0 or hw is None:
         raise SourceError(f"{source}: no video frames could be decoded")
     hold = int(round(options.hold_s * inp.fps))
-    settings = GapFillSettings(
-        max_gap_frames=max(int(round(options.max_gap_s * inp.fps)), 2 * options.stride),
-        hold_frames=max(hold, options.stride),
-    )
+    max_gap = int(round(options.max_gap_s * inp.fps))
+    settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * options.stride), hold_frames=max(hold, options.stride))
     plan = fill_gaps(hits, n, hw, pipeline.class_names, settings)
-    return plan, {"detected_frames": len(hits), "hits": sum(len(d) for d in hits.values())}
+    if ocr_hits:
+        # Held for at least one OCR stride both ways (text that appears between two OCR frames is
+        # back-filled from the later one) and linked across one OCR frame that missed it.
+        ocr_settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * ocr_every + 1),
+                                       hold_frames=max(hold, ocr_every))  # fmt: skip
+        ocr_plan = fill_gaps(ocr_hits, n, hw, pipeline.class_names, ocr_settings)
+        plan = _merge_plans(plan, ocr_plan, pipeline.class_names)
+    info = {"detected_frames": len(hits), "ocr_frames": len(ocr_hits),
+            "hits": sum(len(d) for d in hits.values()) + sum(len(d) for d in ocr_hits.values())}  # fmt: skip
+    return plan, info
+
+
+def _merge_plans(plan: list[Detections], extra: list[Detections], class_names: tuple[str, ...]) -> list[Detections]:
+    """Per-frame union of two plans; ``extra``'s track ids are shifted past ``plan``'s."""
+    shift = 1 + max((int(d.track_ids.max()) for d in plan if len(d)), default=-1)
+    out = []
+    for a, b in zip(plan, extra):
+        if len(b):
+            b = replace(b, track_ids=np.where(b.track_ids >= 0, b.track_ids + shift, -1))
+        out.append(concat([a, b], class_names))
+    return out
 
 
 def _write(inp: VideoInput, source: Path, target: Path, pipeline: Pipeline, options: ExportOptions, boxes_for,
@@ -288,5 +361,5 @@ def _write(inp: VideoInput, source: Path, target: Path, pipeline: Pipeline, opti
         source=source, target=target, frames=n,
         detected_frames=(info or {}).get("detected_frames", (n + options.stride - 1) // options.stride),
         hits=(info or {}).get("hits", hits), filled=filled, width=size[0], height=size[1], fps=inp.fps,
-        rotation=rotation, audio=audio, seconds=seconds,
+        rotation=rotation, audio=audio, seconds=seconds, ocr_frames=(info or {}).get("ocr_frames", 0),
     )  # fmt: skip

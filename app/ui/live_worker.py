@@ -115,7 +115,7 @@ class LiveWorker(QObject):
             current = self.choice.get()  # read once per frame
             if current != choice:
                 choice = current
-                pipeline.policy, pipeline.redaction = choice.policy(), choice.redaction()
+                masker.set_settings(choice.policy(), choice.redaction())
             frame = source.read()
             if frame is None:
                 return "the source ended"

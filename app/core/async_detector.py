@@ -1,0 +1,130 @@
+"""Run a slow detector (OCR, ~1–5 s per frame on CPU) beside a live loop without blocking it.
+
+``submit(frame, index)`` hands the newest frame to one worker thread and returns at once; if the
+worker is busy, the pending frame is replaced (only the newest matters). ``latest()`` returns the
+most recent finished result and the index of the frame it came from, so the tracker can carry
+those boxes forward. No Qt: a plain ``threading.Thread``. Lives in ``app.core`` because
+``LiveMasker`` uses it and core may not import ``app.inference``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from app.core.detections import Detections, concat
+from app.core.pipeline import Detector
+
+SLOW_DETECTOR_NAMES = frozenset({"ocr"})  # ``Detector.name`` of plug-ins too slow for every tick
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AsyncResult:
+    """Detections computed on frame ``frame_index``; ``error`` set when that run failed."""
+
+    detections: Detections | None
+    frame_index: int
+    error: str | None = None
+
+
+class AsyncDetector:
+    """Wraps a ``Detector``; one worker thread, a one-slot mailbox, latest-result-wins."""
+
+    def __init__(self, detector: Detector) -> None:
+        self.detector = detector
+        self.name = detector.name
+        self._cond = threading.Condition()
+        self._pending: tuple[np.ndarray, int] | None = None
+        self._latest: AsyncResult | None = None
+        self._busy = False
+        self._stopped = False
+        self._thread = threading.Thread(target=self._work, name=f"async-{detector.name}", daemon=True)
+        self._thread.start()
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        return self.detector.class_names
+
+    def submit(self, frame: np.ndarray, frame_index: int) -> None:
+        """Queue ``frame`` (copied) for detection, replacing any frame not yet started. Non-blocking."""
+        with self._cond:
+            if self._stopped:
+                raise RuntimeError("AsyncDetector is closed")
+            self._pending = (frame.copy(), frame_index)
+            self._cond.notify()
+
+    def latest(self) -> AsyncResult | None:
+        """Newest finished result, or None before the first one completes."""
+        with self._cond:
+            return self._latest
+
+    @property
+    def idle(self) -> bool:
+        """True when nothing is running or waiting."""
+        with self._cond:
+            return not self._busy and self._pending is None
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until idle (tests, shutdown); False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._busy and self._pending is None, timeout)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop the worker after its current frame; pending work is dropped."""
+        with self._cond:
+            self._stopped = True
+            self._pending = None
+            self._cond.notify_all()
+        self._thread.join(timeout)
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._pending is not None or self._stopped)
+                if self._stopped:
+                    return
+                frame, index = self._pending
+                self._pending = None
+                self._busy = True
+            try:
+                result = AsyncResult(self.detector.detect(frame), index)
+            except Exception as exc:  # boundary: report, keep the worker alive
+                log.exception("%s failed on frame %d", self.name, index)
+                result = AsyncResult(None, index, f"{type(exc).__name__}: {exc}")
+            with self._cond:
+                self._latest = result
+                self._busy = False
+                self._cond.notify_all()
+
+
+def split_slow_detectors(detectors: Sequence[Detector]) -> tuple[tuple[Detector, ...], tuple[Detector, ...]]:
+    """(fast, slow) detectors: slow ones (``name`` in ``SLOW_DETECTOR_NAMES``, i.e. OCR) run at a
+    lower rate beside the frame loop; fast ones (VPD detector, faces) on every detection tick."""
+    fast = tuple(d for d in detectors if d.name not in SLOW_DETECTOR_NAMES)
+    slow = tuple(d for d in detectors if d.name in SLOW_DETECTOR_NAMES)
+    return fast, slow
+
+
+class DetectorGroup:
+    """Several detectors behind one ``Detector`` (e.g. two slow plug-ins sharing one worker)."""
+
+    def __init__(self, detectors: Sequence[Detector]) -> None:
+        self.detectors = tuple(detectors)
+        self.name = "+".join(d.name for d in self.detectors)
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        names: list[str] = []
+        for d in self.detectors:
+            names += [n for n in d.class_names if n not in names]
+        return tuple(names)
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """Fused boxes of every member for a (H, W, 3) uint8 BGR frame, in frame pixels."""
+        return concat([d.detect(frame) for d in self.detectors], self.class_names)

@@ -1,0 +1,161 @@
+"""OCR in live mode runs beside the frame loop: a busy OCR never slows ``process()``, its boxes
+are merged and held once they arrive, and an OCR error is reported without blanking the output."""
+
+import threading
+
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.core.live import LiveMasker, LiveOptions
+from app.core.pipeline import Pipeline
+from app.core.policy import Policy
+from app.core.redact import RedactionSettings
+
+NAMES = ("email", "phone_number")
+WAIT = 10.0  # bounded waits on events; normally instant
+FAST_BOX = (4, 4, 14, 12)  # where the fast detector finds something
+OCR_BOX = (40, 30, 58, 40)  # where only OCR finds something
+
+
+class FastDetector:
+    name = "detector"
+    class_names = NAMES
+
+    def __init__(self):
+        self.calls = 0
+        self.tick = threading.Event()
+
+    def detect(self, frame):
+        self.calls += 1
+        self.tick.set()
+        return Detections(np.array([FAST_BOX], np.float32), [0.9], [0], NAMES)
+
+
+class SlowOcr:
+    """Blocks in ``detect`` until ``gate`` opens (a 'slow' OCR without timing), or raises."""
+
+    name = "ocr"
+    class_names = ("phone_number",)
+
+    def __init__(self, fail=False):
+        self.fail = fail
+        self.calls = 0
+        self.started = threading.Event()
+        self.gate = threading.Event()
+
+    def detect(self, frame):
+        self.calls += 1
+        self.started.set()
+        self.gate.wait(WAIT)
+        if self.fail:
+            raise RuntimeError("ocr model exploded")
+        return Detections(np.array([OCR_BOX], np.float32), [0.8], [0], self.class_names,
+                          sources=[Source.OCR])  # fmt: skip
+
+
+class Clock:  # frozen: results never go stale, so 'protected' depends on nothing but the code
+    def __call__(self):
+        return 0.0
+
+
+def frame():
+    return np.full((48, 64, 3), 200, np.uint8)
+
+
+def masker(ocr, fast=None, **kw):
+    fast = fast or FastDetector()
+    opts = LiveOptions(optical_flow=False, banner=False, ocr_interval_s=kw.pop("ocr_interval_s", 100.0), **kw)
+    return LiveMasker(Pipeline([fast, ocr], Policy(classes=None)), opts, clock=Clock()), fast
+
+
+def masked(out, box):
+    x0, y0, x1, y1 = box
+    return out.protected and out.frame[(y0 + y1) // 2, (x0 + x1) // 2].max() == 0
+
+
+def pump_until(m, fast, pred, n=500):
+    """Process frames until ``pred(out)``; waits (bounded) for a detector tick between frames."""
+    for _ in range(n):
+        out = m.process(frame())
+        if pred(out):
+            return out
+        fast.tick.clear()
+        fast.tick.wait(0.05)
+    raise AssertionError("condition never reached")
+
+
+def step(m, fast):
+    """One frame, then a bounded wait for the detector to tick on it."""
+    fast.tick.clear()
+    out = m.process(frame())
+    fast.tick.wait(0.05)
+    return out
+
+
+def test_busy_ocr_does_not_stall_frames_and_its_box_is_held_after_it_arrives():
+    ocr = SlowOcr()
+    m, fast = masker(ocr)
+    with m:
+        pump_until(m, fast, lambda out: out.protected)  # first fast result
+        assert ocr.started.wait(WAIT)  # OCR now busy on the first ticked frame, held at the gate
+        calls = fast.calls
+        outs = [pump_until(m, fast, lambda out: True) for _ in range(30)]
+        pump_until(m, fast, lambda out: fast.calls >= calls + 3)  # the detector kept ticking too
+        assert not ocr.gate.is_set() and ocr.calls == 1  # …all while OCR was still busy
+        assert all(o.protected and masked(o, FAST_BOX) for o in outs)
+        assert not any(masked(o, OCR_BOX) for o in outs)  # no OCR result yet
+        ocr.gate.set()
+        pump_until(m, fast, lambda out: masked(out, OCR_BOX))
+        later = [step(m, fast) for _ in range(40)]
+        assert all(masked(o, OCR_BOX) and masked(o, FAST_BOX) for o in later)
+        assert ocr.calls == 1  # interval 100 s: no second run; the first result is re-applied
+        t = m.telemetry()
+        assert t.ocr_results == 1 and t.ocr_error is None
+        assert sum(Source.OCR in o.hidden.sources for o in later) >= 2  # re-applied as a hit, not coasted
+    assert not any(t.name.startswith("async-ocr") and t.is_alive() for t in threading.enumerate())
+
+
+def test_ocr_resubmitted_after_each_run_when_interval_is_zero():
+    ocr = SlowOcr()
+    ocr.gate.set()
+    m, fast = masker(ocr, ocr_interval_s=0.0)
+    with m:
+        pump_until(m, fast, lambda out: ocr.calls >= 3 and masked(out, OCR_BOX))
+
+
+def test_ocr_error_is_reported_and_does_not_blank_output():
+    ocr = SlowOcr(fail=True)
+    ocr.gate.set()
+    m, fast = masker(ocr)
+    with m:
+        pump_until(m, fast, lambda out: m.telemetry().ocr_error is not None)
+        out = pump_until(m, fast, lambda out: True)
+        assert out.protected and out.reason is None and masked(out, FAST_BOX)
+        assert out.frame[35, 49].min() == 200  # OCR found nothing: that spot stays visible
+        assert "ocr model exploded" in m.telemetry().ocr_error
+
+
+def test_ocr_alone_runs_on_the_tick_and_drives_fail_closed():
+    ocr = SlowOcr()
+    m = LiveMasker(Pipeline([ocr], Policy(classes=None)), LiveOptions(optical_flow=False, banner=False), clock=Clock())
+    with m:
+        out = m.process(frame())
+        assert not out.protected and out.reason == "starting"
+        ocr.gate.set()
+        assert m.wait_ready(WAIT)
+        assert masked(m.process(frame()), OCR_BOX)
+
+
+def test_set_settings_changes_style_and_policy_mid_session():
+    ocr = SlowOcr()
+    ocr.gate.set()
+    m, fast = masker(ocr)
+    with m:
+        pump_until(m, fast, lambda out: masked(out, FAST_BOX))
+        m.set_settings(redaction=RedactionSettings(colour_bgr=(0, 0, 255)))
+        out = m.process(frame())
+        assert tuple(out.frame[8, 9]) == (0, 0, 255)
+        m.set_settings(policy=Policy(classes=frozenset({"phone_number"})))
+        assert m.settings()[0].classes == frozenset({"phone_number"})
+        # The email box is no longer selected; the tracker lets it go after its hold.
+        pump_until(m, fast, lambda out: out.frame[8, 9].min() == 200)

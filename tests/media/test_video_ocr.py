@@ -1,0 +1,126 @@
+"""OCR in video export runs on every ``ocr_stride``-th frame only; its boxes are linked and gap
+filled so every frame between OCR frames (and before the first one to see the text) is masked."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.core.detections import Detections, Source
+from app.core.pipeline import Pipeline
+from app.core.policy import Policy
+from app.media.video_export import ExportOptions, export_video
+from app.media.video_synthetic import SyntheticSource, write_synthetic_clip
+
+N_FRAMES = 24
+
+
+class CountingOcr:
+    """Fake OCR: counts calls; ``box(call)`` gives the box (or None) on the ``call``-th run."""
+
+    name = "ocr"
+    class_names = ("phone_number",)
+
+    def __init__(self, box=lambda call: (60, 40, 100, 52)):
+        self.box = box
+        self.calls = 0
+
+    def detect(self, frame):
+        self.calls += 1
+        b = self.box(self.calls)
+        if b is None:
+            return Detections.empty(self.class_names)
+        return Detections(np.array([b], np.float32), [0.9], [0], self.class_names, sources=[Source.OCR])
+
+
+class CountingFast:
+    name = "detector"
+    class_names = ("email",)
+
+    def __init__(self):
+        self.calls = 0
+
+    def detect(self, frame):
+        self.calls += 1
+        return Detections.empty(self.class_names)
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("clips") / "in.mp4"
+    return write_synthetic_clip(path, SyntheticSource(160, 120, 30, None), N_FRAMES)
+
+
+def run(clip, tmp_path, ocr, **opts):
+    fast = CountingFast()
+    seen: dict[int, np.ndarray] = {}
+    pipeline = Pipeline([fast, ocr], Policy(classes=None))
+    options = ExportOptions(keep_audio=False, **opts)
+    rep = export_video(clip, tmp_path / "out.mp4", pipeline, options, on_frame=lambda i, d: seen.__setitem__(i, d.xyxy))
+    assert sorted(seen) == list(range(N_FRAMES))
+    return rep, fast, seen
+
+
+def covers(boxes: np.ndarray, box) -> bool:
+    x0, y0, x1, y1 = box
+    return any(b[0] <= x0 and b[1] <= y0 and b[2] >= x1 and b[3] >= y1 for b in boxes)
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_ocr_runs_every_ocr_stride_frames_and_box_is_masked_in_between(clip, tmp_path, bidirectional):
+    ocr = CountingOcr()
+    rep, fast, seen = run(clip, tmp_path, ocr, stride=2, ocr_stride=10, bidirectional=bidirectional)
+    assert ocr.calls == 3 and rep.ocr_frames == 3  # frames 0, 10, 20
+    assert fast.calls == N_FRAMES // 2  # the fast detectors keep their own stride
+    assert all(covers(seen[i], (60, 40, 100, 52)) for i in range(N_FRAMES))
+
+
+def test_default_ocr_rate_is_about_one_second_of_frames(clip, tmp_path):
+    ocr = CountingOcr()
+    rep, _, seen = run(clip, tmp_path, ocr)  # 30 fps clip, 24 frames: OCR on frame 0 only
+    assert ocr.calls == 1 and rep.ocr_frames == 1
+    assert all(covers(seen[i], (60, 40, 100, 52)) for i in range(N_FRAMES))
+
+
+def test_text_first_seen_by_a_later_ocr_frame_is_back_filled(clip, tmp_path):
+    ocr = CountingOcr(lambda call: None if call == 1 else (60, 40, 100, 52))  # appears after frame 0
+    _, _, seen = run(clip, tmp_path, ocr, stride=1, ocr_stride=10)
+    assert ocr.calls == 3
+    assert all(covers(seen[i], (60, 40, 100, 52)) for i in range(1, N_FRAMES))
+
+
+def test_moving_text_is_covered_between_ocr_frames(clip, tmp_path):
+    def at(frame):  # the text moves 2 px a frame to the right
+        return (10 + 2 * frame, 40, 50 + 2 * frame, 52)
+
+    ocr = CountingOcr(lambda call: at(10 * (call - 1)))
+    _, _, seen = run(clip, tmp_path, ocr, stride=2, ocr_stride=10)
+    assert all(covers(seen[i], at(i)) for i in range(21))  # up to the last OCR frame
+
+
+@pytest.mark.parametrize(
+    "stride,ocr_stride,every,fps,expected",
+    [(2, None, 1.0, 30.0, 30), (2, None, 0.0, 30.0, 2), (4, 3, 1.0, 30.0, 4), (1, 7, 1.0, 25.0, 7),
+     (2, None, 0.5, 0, 15)],  # fmt: skip
+)
+def test_ocr_frames(stride, ocr_stride, every, fps, expected):
+    assert ExportOptions(stride=stride, ocr_stride=ocr_stride, ocr_every_s=every).ocr_frames(fps) == expected
+
+
+@pytest.mark.parametrize("kw", [{"ocr_stride": 0}, {"ocr_every_s": -1.0}])
+def test_bad_ocr_options_rejected(kw):
+    with pytest.raises(ValueError):
+        ExportOptions(**kw)
+
+
+def test_cli_ocr_every_reaches_the_export_and_is_validated(clip, tmp_path, capsys):
+    from app.cli import main
+
+    out, rep = tmp_path / "o.mp4", tmp_path / "r.json"
+    assert main(["video", str(clip), "-o", str(out), "--fake-detector", "--ocr-every", "0.5", "--report", str(rep)]) == 0
+    assert json.loads(rep.read_text())["ocr_every_s"] == 0.5
+    assert main(["video", str(clip), "-o", str(tmp_path / "x.mp4"), "--fake-detector", "--ocr-every", "-1"]) == 2
+    assert main(["stream", "--source", "synthetic", "--record", str(tmp_path / "s.mp4"), "--fake-detector",
+                 "--ocr-every", "-1"]) == 2  # fmt: skip
+    assert "--ocr-every must be" in capsys.readouterr().err
