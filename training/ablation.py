@@ -91,10 +91,46 @@ def to_markdown(rows: list[dict], a) -> str:
     return head + "\n".join(lines) + "\n"
 
 
+def latency_table(imgsz_list: list[int], out: Path, rounds: int = 5, runs: int = 10) -> str:
+    """CPU latency of every variant's architecture (weights do not change it), measured round-robin
+    so machine load hits all variants alike; returns a markdown table of medians in ms."""
+    import numpy as np
+
+    from training.evaluate import measure_latency
+    from training.nn import register
+    from training.offline import setup_offline
+
+    setup_offline(repo_root())
+    register()
+    from ultralytics import YOLO
+
+    archs = {v.model_yaml: v for v in VARIANTS if not v.fcl}  # FCL is a loss: same graph as ``fdaf``
+    paths: dict[tuple[str, int], Path] = {}
+    for yaml_name in archs:
+        for imgsz in imgsz_list:
+            target = out / "latency" / f"{Path(yaml_name).stem}-{imgsz}.onnx"
+            if not target.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                produced = YOLO(str(MODELS / yaml_name), task="detect").export(
+                    format="onnx", imgsz=imgsz, nms=False, simplify=False, dynamic=False, device="cpu")
+                Path(produced).replace(target)
+            paths[(yaml_name, imgsz)] = target
+    samples: dict[tuple[str, int], list[float]] = {k: [] for k in paths}
+    for _ in range(rounds):
+        for key, path in paths.items():
+            samples[key].append(measure_latency(path, key[1], runs=runs))
+    lines = ["| architecture | " + " | ".join(f"{s}×{s} ms" for s in imgsz_list) + " |",
+             "|---|" + "---|" * len(imgsz_list)]
+    for yaml_name, v in archs.items():
+        cells = [f"{float(np.median(samples[(yaml_name, s)])):.1f}" for s in imgsz_list]
+        lines.append(f"| {v.label if v.name != 'fdaf' else '+FDAF (gating), ± FCL'} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """CLI entry; returns 0 when every variant finished."""
     p = argparse.ArgumentParser(prog="python -m training ablation", description=__doc__.splitlines()[0])
-    p.add_argument("--data", required=True)
+    p.add_argument("--data", help="YOLO data.yaml (required unless --latency-only)")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--imgsz", type=int, default=320)
     p.add_argument("--fraction", type=float, default=1.0)
@@ -107,10 +143,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-eval-images", type=int, default=None)
     p.add_argument("--variants", default=",".join(v.name for v in VARIANTS), help="comma-separated subset")
     p.add_argument("--out", default="runs/ablation")
+    p.add_argument("--latency-only", action="store_true",
+                   help="only time each architecture on ORT CPU (untrained; --imgsz and 640), no training")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     out = Path(a.out) if Path(a.out).is_absolute() else repo_root() / a.out
     out.mkdir(parents=True, exist_ok=True)
+    if a.latency_only:
+        table = latency_table(sorted({a.imgsz, 640}), out)
+        (out / "latency.md").write_text(table)
+        log.info("latency:\n%s", table)
+        return 0
+    if not a.data:
+        p.error("--data is required (unless --latency-only)")
     wanted = set(a.variants.split(","))
     rows = []
     for v in VARIANTS:
