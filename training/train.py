@@ -217,7 +217,9 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         else:
             model.train(
                 trainer=trainer_cls, data=str(_abs(cfg.data)), epochs=cfg.epochs, imgsz=cfg.imgsz,
-                fraction=cfg.fraction, seed=cfg.seed, deterministic=True, amp=False, pretrained=False,
+                fraction=cfg.fraction, seed=cfg.seed, deterministic=True, amp=False,
+                # A .pt --model means "start from these weights"; ultralytics drops them if pretrained=False.
+                pretrained=str(cfg.model).endswith(".pt"),
                 **args, **cfg.extra,
             )
         log.info("finished run %s", run_dir)
@@ -247,7 +249,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--patience", type=int, default=100)
     p.add_argument("--plots", action="store_true")
     p.add_argument("--resume", action="store_true", help="continue <project>/<name>/weights/last.pt")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="any further ultralytics train argument, e.g. --set optimizer=AdamW --set lr0=0.002")
     return p
+
+
+def parse_overrides(items: list[str]) -> dict:
+    """``["lr0=0.002", "optimizer=AdamW"]`` → ``{"lr0": 0.002, "optimizer": "AdamW"}`` (numbers parsed)."""
+    out: dict = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
+        for cast in (int, float):
+            try:
+                out[key] = cast(value)
+                break
+            except ValueError:
+                continue
+        else:
+            out[key] = {"true": True, "false": False}.get(value.lower(), value)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -260,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         data=a.data or "", model=a.model, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, workers=a.workers,
         fraction=a.fraction, seed=a.seed, fcl=a.fcl, fcl_beta=a.fcl_beta, fcl_lam=a.fcl_lam, project=a.project,
         name=a.name, device=a.device, threads=a.threads, time_hours=a.time, patience=a.patience, plots=a.plots,
+        extra=parse_overrides(a.set),
     )
     try:
         run_dir = train(cfg, resume=a.resume)

@@ -44,3 +44,12 @@ def test_false_positive_ranked_first_lowers_precision():
 def test_no_ground_truth_is_nan():
     im = ImageEval(np.zeros((0, 4), np.float32), np.zeros(0, int), GT, np.zeros(2, int), np.ones(2))
     assert np.isnan(coco_ap([im], 1)[0])
+
+
+def test_set_overrides_parse_numbers_and_flags():
+    from training.train import parse_overrides
+
+    assert parse_overrides(["lr0=0.002", "warmup_epochs=0", "optimizer=AdamW", "cos_lr=true"]) == {
+        "lr0": 0.002, "warmup_epochs": 0, "optimizer": "AdamW", "cos_lr": True}
+    with pytest.raises(ValueError):
+        parse_overrides(["lr0"])
