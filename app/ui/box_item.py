@@ -120,6 +120,7 @@ class BoxItem(QGraphicsObject):
         self._label = _Label(self)
         self._handles = [_Handle(self, r) for r in ("tl", "t", "tr", "r", "br", "b", "bl", "l")]
         self._drag: tuple[str, QPointF, QRectF] | None = None
+        self._labels_on, self._hovered = True, False
         self.box = box
         self.hidden = hidden
         self.rect = QRectF()
@@ -137,7 +138,14 @@ class BoxItem(QGraphicsObject):
         self._set_rect(QRectF(QPointF(x0, y0), QPointF(x1, y1)))
         note = "" if hidden or not box.enabled else " · not hidden"
         self._label.set_text(box.label + note)
+        self._sync_label()
         self.update()
+
+    def _sync_label(self) -> None:
+        # Sub-threshold candidates stay as faint dashed outlines; their tags would bury the image,
+        # so they show only on hover or selection.
+        candidate = self.box.enabled and not self.hidden
+        self._label.setVisible(self._labels_on and (not candidate or self._hovered or self.isSelected()))
 
     def _set_rect(self, rect: QRectF) -> None:
         self.prepareGeometryChange()
@@ -177,18 +185,24 @@ class BoxItem(QGraphicsObject):
             for h in self._handles:
                 h.setVisible(bool(value))
             self.setZValue(1.5 if value else 1)  # the selected box and its label come to the front
+            self._sync_label()
         return super().itemChange(change, value)
 
     def set_label_visible(self, on: bool) -> None:
-        """Show or hide the class/source tag (View → Labels)."""
-        self._label.setVisible(on)
+        """Show or hide the class/source tags (View → Labels)."""
+        self._labels_on = on
+        self._sync_label()
 
     def hoverEnterEvent(self, event) -> None:
         self.setZValue(1.6)
+        self._hovered = True
+        self._sync_label()
         self._label.setOpacity(1.0)
 
     def hoverLeaveEvent(self, event) -> None:
         self.setZValue(1.5 if self.isSelected() else 1)
+        self._hovered = False
+        self._sync_label()
         self._label.setOpacity(0.85)
 
     # ----- interaction -------------------------------------------------------------------------
