@@ -60,12 +60,13 @@ def run_variant(v: Variant, a, out: Path) -> dict:
     """Train (or resume, or reuse) one variant, then evaluate and time it."""
     from training.evaluate import evaluate
     from training.export import export_onnx
-    from training.train import TrainConfig, train
+    from training.train import TrainConfig, parse_overrides, train
 
     cfg = TrainConfig(
         data=str(Path(a.data).resolve()), model=str(MODELS / v.model_yaml), epochs=a.epochs, imgsz=a.imgsz,
         batch=a.batch, workers=a.workers, fraction=a.fraction, seed=a.seed, fcl=v.fcl,
         project=str(out / "runs"), name=v.name, device=a.device, threads=a.threads,
+        extra=parse_overrides(a.set),
     )
     run_dir = cfg.run_dir()
     if not _finished(run_dir):
@@ -143,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-eval-images", type=int, default=None)
     p.add_argument("--variants", default=",".join(v.name for v in VARIANTS), help="comma-separated subset")
     p.add_argument("--out", default="runs/ablation")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="ultralytics train argument for every variant, e.g. --set optimizer=AdamW --set lr0=0.002")
     p.add_argument("--latency-only", action="store_true",
                    help="only time each architecture on ORT CPU (untrained; --imgsz and 640), no training")
     a = p.parse_args(argv)
