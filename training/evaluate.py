@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from app.core.geometry import box_area, iou_matrix
+
 from training.offline import repo_root, setup_offline
 
 log = logging.getLogger("training.evaluate")
@@ -39,27 +41,16 @@ class ImageEval:
     det_scores: np.ndarray  # (D,) float
 
 
-def _area(b: np.ndarray) -> np.ndarray:
-    return np.clip(b[:, 2] - b[:, 0], 0, None) * np.clip(b[:, 3] - b[:, 1], 0, None)
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    tl = np.maximum(a[:, None, :2], b[None, :, :2])
-    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(br - tl, 0, None), axis=2)
-    return inter / (_area(a)[:, None] + _area(b)[None, :] - inter + 1e-9)
-
-
 def _match(gt, det, scores, area_rng):
     """COCO evaluateImg for one (image, class): returns (scores, tp (T, D), det_ignore (T, D), n_valid_gt)."""
-    g_area, d_area = _area(gt), _area(det)
+    g_area, d_area = box_area(gt), box_area(det)
     g_ign = (g_area < area_rng[0]) | (g_area >= area_rng[1])
     order = np.argsort(-scores, kind="stable")[:MAX_DETS]
     det, scores, d_area = det[order], scores[order], d_area[order]
     t, d = len(IOU_THRESHOLDS), len(det)
     tp, d_ign = np.zeros((t, d), bool), np.zeros((t, d), bool)
     if len(gt) and d:
-        iou = _iou(det, gt)
+        iou = iou_matrix(det, gt)
         gt_order = np.argsort(g_ign, kind="stable")  # valid GTs first, as COCO does
         for ti, thr in enumerate(IOU_THRESHOLDS):
             taken = np.zeros(len(gt), bool)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from app.core.geometry import iou_matrix
+
 from training.offline import repo_root, setup_offline
 from training.taxonomy import DOMAINS, SCHEMA_VERSION
 
@@ -114,20 +116,11 @@ def export_onnx(
     return onnx_path, pt_path
 
 
-def _iou_xyxy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU matrix ``(len(a), len(b))`` of xyxy boxes."""
-    tl = np.maximum(a[:, None, :2], b[None, :, :2])
-    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(br - tl, 0, None), axis=2)
-    area = lambda x: np.prod(x[:, 2:] - x[:, :2], axis=1)  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
-
-
 def match_boxes(ref_xyxy, ref_cls, ref_scores, got_xyxy, got_cls, iou_min: float = 0.9) -> int:
     """Greedy one-to-one matching by descending reference score; same class and IoU >= ``iou_min``."""
     if len(ref_xyxy) == 0 or len(got_xyxy) == 0:
         return 0
-    iou = _iou_xyxy(np.asarray(ref_xyxy, np.float32), np.asarray(got_xyxy, np.float32))
+    iou = iou_matrix(np.asarray(ref_xyxy, np.float32), np.asarray(got_xyxy, np.float32))
     iou[np.asarray(ref_cls)[:, None] != np.asarray(got_cls)[None, :]] = 0.0
     used = np.zeros(len(got_xyxy), bool)
     matched = 0
