@@ -12,7 +12,7 @@ export YOLO_CONFIG_DIR := $(CURDIR)/.yolo
 
 .PHONY: run test system-deps install install-test
 
-run: install
+run: system-deps install
 	$(BIN)/vpd-redact
 
 test: system-deps install-test
