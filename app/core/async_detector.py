@@ -16,8 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from app.core.detections import Detections, concat
-from app.core.pipeline import Detector
+from app.core.detections import Detections
+from app.core.pipeline import Detector, detect_all, fused_class_names
 
 SLOW_DETECTOR_NAMES = frozenset({"ocr"})  # ``Detector.name`` of plug-ins too slow for every tick
 
@@ -120,11 +120,9 @@ class DetectorGroup:
 
     @property
     def class_names(self) -> tuple[str, ...]:
-        names: list[str] = []
-        for d in self.detectors:
-            names += [n for n in d.class_names if n not in names]
-        return tuple(names)
+        """Union of the members' class tables."""
+        return fused_class_names(self.detectors)
 
     def detect(self, frame: np.ndarray) -> Detections:
         """Fused boxes of every member for a (H, W, 3) uint8 BGR frame, in frame pixels."""
-        return concat([d.detect(frame) for d in self.detectors], self.class_names)
+        return detect_all(self.detectors, frame)

@@ -29,6 +29,19 @@ class Detector(Protocol):
         ...
 
 
+def fused_class_names(detectors: Sequence[Detector]) -> tuple[str, ...]:
+    """Union of the detectors' class tables, in detector order."""
+    names: list[str] = []
+    for det in detectors:
+        names += [n for n in det.class_names if n not in names]
+    return tuple(names)
+
+
+def detect_all(detectors: Sequence[Detector], frame: np.ndarray) -> Detections:
+    """Every detector's boxes for ``frame``, fused into one table (``fused_class_names``)."""
+    return concat([d.detect(frame) for d in detectors], fused_class_names(detectors))
+
+
 class Tracker(Protocol):
     """Carries boxes across frames; its output must be a superset of its input detections."""
 
@@ -62,14 +75,11 @@ class Pipeline:
     @property
     def class_names(self) -> tuple[str, ...]:
         """Union of the detectors' class tables, in detector order."""
-        names: list[str] = []
-        for det in self.detectors:
-            names += [n for n in det.class_names if n not in names]
-        return tuple(names)
+        return fused_class_names(self.detectors)
 
     def detect(self, frame: np.ndarray) -> Detections:
         """Raw fused detections from all detectors, before policy."""
-        return concat([d.detect(frame) for d in self.detectors], self.class_names)
+        return detect_all(self.detectors, frame)
 
     def select(self, raw: Detections) -> Detections:
         """Boxes to hide under the current policy."""
