@@ -18,15 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.geometry import box_area, iou_matrix
+from app.core.metrics import AREA_ALL, AREA_SMALL, APAccumulator
 
 from training.offline import repo_root, setup_offline
 
 log = logging.getLogger("training.evaluate")
 
-IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
-AREA_ALL = (0.0, float("inf"))
-AREA_SMALL = (0.0, 32.0**2)
 MAX_DETS = 100
 
 
@@ -41,70 +38,14 @@ class ImageEval:
     det_scores: np.ndarray  # (D,) float
 
 
-def _match(gt, det, scores, area_rng):
-    """COCO evaluateImg for one (image, class): returns (scores, tp (T, D), det_ignore (T, D), n_valid_gt)."""
-    g_area, d_area = box_area(gt), box_area(det)
-    g_ign = (g_area < area_rng[0]) | (g_area >= area_rng[1])
-    order = np.argsort(-scores, kind="stable")[:MAX_DETS]
-    det, scores, d_area = det[order], scores[order], d_area[order]
-    t, d = len(IOU_THRESHOLDS), len(det)
-    tp, d_ign = np.zeros((t, d), bool), np.zeros((t, d), bool)
-    if len(gt) and d:
-        iou = iou_matrix(det, gt)
-        gt_order = np.argsort(g_ign, kind="stable")  # valid GTs first, as COCO does
-        for ti, thr in enumerate(IOU_THRESHOLDS):
-            taken = np.zeros(len(gt), bool)
-            for di in range(d):
-                best, best_iou = -1, min(thr, 1 - 1e-10)
-                for gi in gt_order:
-                    if taken[gi]:
-                        continue
-                    if best > -1 and not g_ign[best] and g_ign[gi]:
-                        break  # a valid match beats any ignored one
-                    if iou[di, gi] < best_iou:
-                        continue
-                    best, best_iou = gi, iou[di, gi]
-                if best > -1:
-                    taken[best] = True
-                    tp[ti, di] = True
-                    d_ign[ti, di] = g_ign[best]
-    out_rng = (d_area < area_rng[0]) | (d_area >= area_rng[1])
-    d_ign |= (~tp) & out_rng[None, :]  # unmatched detections outside the area range do not count
-    return scores, tp, d_ign, int((~g_ign).sum())
-
-
 def coco_ap(images: list[ImageEval], num_classes: int, area_rng=AREA_ALL) -> tuple[float, float]:
-    """Return ``(AP50-95, AP50)`` averaged over classes that have GTs in ``area_rng`` (NaN if none)."""
-    aps = []
-    for c in range(num_classes):
-        all_s, all_tp, all_ign, n_gt = [], [], [], 0
-        for im in images:
-            gm, dm = im.gt_cls == c, im.det_cls == c
-            if not gm.any() and not dm.any():
-                continue
-            s, tp, ign, n = _match(im.gt_xyxy[gm], im.det_xyxy[dm], im.det_scores[dm], area_rng)
-            all_s.append(s), all_tp.append(tp), all_ign.append(ign)
-            n_gt += n
-        if n_gt == 0:
-            continue
-        s = np.concatenate(all_s) if all_s else np.zeros(0)
-        order = np.argsort(-s, kind="mergesort")
-        tp = np.concatenate(all_tp, 1)[:, order] if all_s else np.zeros((len(IOU_THRESHOLDS), 0), bool)
-        ign = np.concatenate(all_ign, 1)[:, order] if all_s else tp
-        tps, fps = np.cumsum(tp & ~ign, 1), np.cumsum(~tp & ~ign, 1)
-        ap_t = []
-        for ti in range(len(IOU_THRESHOLDS)):
-            rec = tps[ti] / n_gt
-            prec = tps[ti] / np.maximum(tps[ti] + fps[ti], np.finfo(float).eps)
-            prec = np.maximum.accumulate(prec[::-1])[::-1] if len(prec) else prec  # monotone envelope
-            idx = np.searchsorted(rec, np.linspace(0, 1, 101), side="left")
-            q = np.array([prec[i] if i < len(prec) else 0.0 for i in idx])
-            ap_t.append(q.mean())
-        aps.append(ap_t)
-    if not aps:
-        return float("nan"), float("nan")
-    aps = np.asarray(aps)
-    return float(aps.mean()), float(aps[:, 0].mean())
+    """Return ``(AP50-95, AP50)`` averaged over classes that have GTs in ``area_rng`` (NaN if none),
+    computed by the app's own ``APAccumulator`` (COCO rules, 100 detections per image and class)."""
+    acc = APAccumulator(tuple(str(c) for c in range(num_classes)), area_range=area_rng, max_dets=MAX_DETS)
+    for im in images:
+        acc.add(im.det_xyxy, im.det_scores, im.det_cls, im.gt_xyxy, im.gt_cls)
+    s = acc.summary()
+    return (float("nan"), float("nan")) if s["mAP50"] is None else (s["mAP50-95"], s["mAP50"])
 
 
 def _split_images(data_yaml: Path, split: str) -> list[Path]:

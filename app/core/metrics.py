@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.core.geometry import iou_matrix
+from app.core.geometry import box_area, iou_matrix
 from app.core.redact import integer_boxes
 
 IOU_THRESHOLDS = np.round(np.arange(0.5, 0.96, 0.05), 2)
@@ -91,22 +91,36 @@ class CoverageTally:
                 "fp_area": self.fp_area, "negative_area_redacted": self.negative_area}  # fmt: skip
 
 
-def match_tp(pred_xyxy: np.ndarray, pred_scores: np.ndarray, gt_xyxy: np.ndarray, iou_threshold: float) -> np.ndarray:
-    """Greedy COCO matching for one image and class: True for predictions (in descending score
-    order) that match a not-yet-matched GT box with IoU ≥ ``iou_threshold``."""
+AREA_ALL = (0.0, float("inf"))
+AREA_SMALL = (0.0, 32.0**2)  # COCO "small": under 32² pixels
+
+
+def match_coco(pred_xyxy: np.ndarray, pred_scores: np.ndarray, gt_xyxy: np.ndarray, iou_threshold: float,
+               gt_ignore: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy COCO matching for one image and class. Predictions are taken in descending score
+    order; each takes the unmatched GT of highest IoU ≥ ``iou_threshold``, preferring GTs not in
+    ``gt_ignore``. Returns ``(tp, matched_ignored)`` flags in that score order."""
     order = np.argsort(-np.asarray(pred_scores), kind="stable")
-    tp = np.zeros(len(order), bool)
+    tp, matched_ignored = np.zeros(len(order), bool), np.zeros(len(order), bool)
     if not len(gt_xyxy) or not len(order):
-        return tp
+        return tp, matched_ignored
     ious = iou_matrix(np.asarray(pred_xyxy, np.float32)[order], np.asarray(gt_xyxy, np.float32))
+    ignore = np.zeros(len(gt_xyxy), bool) if gt_ignore is None else np.asarray(gt_ignore, bool)
     taken = np.zeros(len(gt_xyxy), bool)
     for i in range(len(order)):
-        cand = np.where(taken, -1.0, ious[i])
-        j = int(cand.argmax())
-        if cand[j] >= iou_threshold:
-            taken[j] = True
-            tp[i] = True
-    return tp
+        for pool in (~ignore, ignore):  # a valid GT beats any ignored one
+            cand = np.where(taken | ~pool, -1.0, ious[i])
+            j = int(cand.argmax())
+            if cand[j] >= iou_threshold:
+                taken[j], tp[i], matched_ignored[i] = True, True, ignore[j]
+                break
+    return tp, matched_ignored
+
+
+def match_tp(pred_xyxy: np.ndarray, pred_scores: np.ndarray, gt_xyxy: np.ndarray, iou_threshold: float) -> np.ndarray:
+    """True for predictions (in descending score order) that match a not-yet-matched GT box with
+    IoU ≥ ``iou_threshold`` (``match_coco`` with no ignored GT)."""
+    return match_coco(pred_xyxy, pred_scores, gt_xyxy, iou_threshold)[0]
 
 
 def average_precision(scores: np.ndarray, tp: np.ndarray, num_gt: int) -> float | None:
@@ -131,12 +145,23 @@ def average_precision(scores: np.ndarray, tp: np.ndarray, num_gt: int) -> float 
 
 @dataclass
 class APAccumulator:
-    """Collects per-image predictions and GT per class; ``summary()`` gives mAP50, mAP50-95, per-class AP."""
+    """Collects per-image predictions and GT per class; ``summary()`` gives mAP50, mAP50-95, per-class AP.
+
+    ``area_range`` (pixels²) evaluates one object size as COCO does: GT outside it is ignored, and
+    so are predictions matched to it or unmatched predictions outside it. ``max_dets`` caps the
+    predictions kept per image and class (COCO: 100)."""
 
     class_names: tuple[str, ...]
+    area_range: tuple[float, float] = AREA_ALL
+    max_dets: int | None = None
     _scores: dict = field(default_factory=dict)
     _tp: dict = field(default_factory=dict)
+    _ignored: dict = field(default_factory=dict)
     _num_gt: dict = field(default_factory=dict)
+
+    def _outside(self, xyxy: np.ndarray) -> np.ndarray:
+        area = box_area(xyxy)
+        return (area < self.area_range[0]) | (area >= self.area_range[1])
 
     def add(self, pred_xyxy, pred_scores, pred_cls, gt_xyxy, gt_cls) -> None:
         """One image: predictions and GT with class ids into ``class_names``."""
@@ -144,25 +169,32 @@ class APAccumulator:
         pred_scores, pred_cls, gt_cls = np.asarray(pred_scores), np.asarray(pred_cls), np.asarray(gt_cls)
         for c in range(len(self.class_names)):
             p, g = pred_cls == c, gt_cls == c
-            self._num_gt[c] = self._num_gt.get(c, 0) + int(g.sum())
+            gt_ignore = self._outside(gt_xyxy[g])
+            self._num_gt[c] = self._num_gt.get(c, 0) + int((~gt_ignore).sum())
             if not p.any():
                 continue
-            s = pred_scores[p]
-            order = np.argsort(-s, kind="stable")
-            self._scores.setdefault(c, []).append(s[order])
-            flags = np.stack([match_tp(pred_xyxy[p], s, gt_xyxy[g], t) for t in IOU_THRESHOLDS])
-            self._tp.setdefault(c, []).append(flags)
+            order = np.argsort(-pred_scores[p], kind="stable")[: self.max_dets]
+            boxes, s = pred_xyxy[p][order], pred_scores[p][order]
+            matched = [match_coco(boxes, s, gt_xyxy[g], t, gt_ignore) for t in IOU_THRESHOLDS]
+            tp = np.stack([m[0] for m in matched])
+            ignored = np.stack([m[1] for m in matched]) | (~tp & self._outside(boxes)[None, :])
+            self._scores.setdefault(c, []).append(s)
+            self._tp.setdefault(c, []).append(tp)
+            self._ignored.setdefault(c, []).append(ignored)
 
     def per_class(self) -> dict[str, list[float]]:
         """AP at each IoU threshold for every class that has ground truth."""
         out = {}
+        empty = np.zeros((len(IOU_THRESHOLDS), 0), bool)
         for c, name in enumerate(self.class_names):
             n = self._num_gt.get(c, 0)
             if not n:
                 continue
             scores = np.concatenate(self._scores.get(c, [np.zeros(0)]))
-            flags = np.concatenate(self._tp.get(c, [np.zeros((len(IOU_THRESHOLDS), 0), bool)]), axis=1)
-            out[name] = [average_precision(scores, flags[k], n) for k in range(len(IOU_THRESHOLDS))]
+            flags = np.concatenate(self._tp.get(c, [empty]), axis=1)
+            ignored = np.concatenate(self._ignored.get(c, [empty]), axis=1)
+            out[name] = [average_precision(scores[~ignored[k]], flags[k][~ignored[k]], n)
+                         for k in range(len(IOU_THRESHOLDS))]
         return out
 
     def summary(self) -> dict:

@@ -45,3 +45,26 @@ def test_ap_accumulator_perfect_and_empty_classes():
     acc.add(gt, [0.9], [0], gt, [0])
     s = acc.summary()
     assert s["mAP50"] == 1.0 and s["mAP50-95"] == 1.0 and set(s["per_class_AP50"]) == {"a"}
+
+
+def test_match_coco_prefers_valid_gt_and_flags_ignored():
+    from app.core.metrics import match_coco
+
+    gt = np.array([[0, 0, 10, 10], [0, 0, 10, 11]], np.float32)  # the first is ignored
+    pred = np.array([[0, 0, 10, 10]], np.float32)  # IoU 1.0 with the ignored one, 0.91 with the valid one
+    tp, ign = match_coco(pred, np.array([0.9]), gt, 0.5, gt_ignore=np.array([True, False]))
+    assert tp.tolist() == [True] and ign.tolist() == [False]
+    tp, ign = match_coco(pred, np.array([0.9]), gt[:1], 0.5, gt_ignore=np.array([True]))
+    assert tp.tolist() == [True] and ign.tolist() == [True]
+
+
+def test_ap_accumulator_area_range_ignores_other_sizes():
+    from app.core.metrics import AREA_SMALL
+
+    acc = APAccumulator(("a",), area_range=AREA_SMALL)
+    gt = np.array([[0, 0, 10, 10], [20, 20, 100, 100]], np.float32)
+    acc.add(gt[1:], [0.9], [0], gt, [0, 0])  # only the large box found: nothing small found
+    assert acc.summary()["mAP50"] == 0.0
+    acc = APAccumulator(("a",), area_range=AREA_SMALL)
+    acc.add(gt, [0.5, 0.9], [0, 0], gt, [0, 0])  # the large match is ignored, not a false positive
+    assert acc.summary()["mAP50"] == 1.0
