@@ -1,4 +1,4 @@
-"""``python -m training <command>``: synth | train | ablation | export | evaluate."""
+"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ COMMANDS = {
     "ablation": "training.ablation",
     "export": "training.export",
     "evaluate": "training.evaluate",
+    "presidio-compare": "training.presidio_compare",
 }
 
 

@@ -102,7 +102,7 @@ def load_yolo_dataset(folder: Path, split: str) -> tuple[list[Sample], list[str]
     return samples, names
 
 
-def _to_pixels(sample: Sample, hw: tuple[int, int], normalised: bool) -> np.ndarray:
+def gt_to_pixels(sample: Sample, hw: tuple[int, int], normalised: bool) -> np.ndarray:
     if not normalised or not len(sample.gt_xyxy):
         return sample.gt_xyxy
     h, w = hw
@@ -124,7 +124,7 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
     for sample in tqdm(samples, desc="evaluating", unit="img", file=sys.stderr, disable=not progress or None):
         pixels = read_image(sample.path).pixels
         hw = pixels.shape[:2]
-        gt = _to_pixels(sample, hw, normalised)
+        gt = gt_to_pixels(sample, hw, normalised)
         parts = []
         for det in pipeline.detectors:
             t0 = time.perf_counter()
