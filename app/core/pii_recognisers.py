@@ -70,6 +70,9 @@ ID_CONTEXT = _ctx(r"\b(?:ssn|social security|steuer|tax id|personalausweis|auswe
 PASSWORD_CONTEXT = _ctx(r"\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|pwd|passcode|pin)\b\s*[:=]?\s*")
 CODE_CONTEXT = _ctx(r"\b(?:code|otp|verification|verify|2fa|one[- ]time|token|bestätigungscode|c[óo]digo|tan)\b")
 USER_CONTEXT = _ctx(r"\b(?:user(?:name)?|login|benutzer(?:name)?|identifiant|usuario|account)\b\s*[:=]\s*")
+USER_LABEL = _ctx(r"\b(?:user ?(?:name|id)?|login|benutzer(?:name)?|identifiant|nom d'utilisateur|usuario|whoami)\b")
+SHELL_USER = re.compile(r"(?<![\w.@-])([a-z_][a-z0-9_.\-]{1,31})@(?=[A-Za-z0-9][\w.\-]*(?::|\s|$))")
+USER_TOKEN = re.compile(r"[@\w][\w.\-@]{2,39}")
 SECRET_CONTEXT = _ctx(r"\b(?:api[ _-]?key|secret|token|private key|access key|client secret|bearer)\b")
 CODE_VALUE = re.compile(r"(?<![\d.,])\d{3}[ \-]?\d{3}(?![\d.,])|(?<![\d.,])\d{4,8}(?![\d.,])")
 STREET = re.compile(
@@ -100,12 +103,19 @@ def emails(text: str, ctx: str) -> list[PiiSpan]:
 
 
 def handles(text: str, ctx: str) -> list[PiiSpan]:
+    """@handles; ``user@host`` in shell prompts and ssh commands; the value after "Username:";
+    a lone token under or beside a "Username"/"Login" label (e-mails win where they overlap)."""
     spans = [s for s in _spans(HANDLE, text, "username", 0.8, "handle") if s.end - s.start >= 3]
+    spans += [PiiSpan(m.start(1), m.end(1), "username", 0.75, "shell_user") for m in SHELL_USER.finditer(text)]
     m = USER_CONTEXT.search(text)
     if m:
         rest = re.match(r"\S+", text[m.end() :])
         if rest:
             spans.append(PiiSpan(m.end(), m.end() + rest.end(), "username", 0.9, "user_context"))
+    token = text.strip()
+    if USER_LABEL.search(ctx) and not USER_LABEL.fullmatch(token) and USER_TOKEN.fullmatch(token):
+        start = text.index(token)
+        spans.append(PiiSpan(start, start + len(token), "username", 0.7, "user_label"))
     return spans
 
 

@@ -108,3 +108,27 @@ def span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35) -> np.
     out[0] = max(out[0], line_box[0])
     out[2] = min(out[2], line_box[2])
     return out
+
+
+def fit_rows_to_ink(image: np.ndarray, box: np.ndarray, min_contrast: int = 48, margin: float = 0.2) -> np.ndarray:
+    """Shrink ``box`` (xyxy) vertically to the rows that hold text ink, plus ``margin`` × the ink
+    height above and below. OCR line boxes are about twice the text height; on a flat background
+    (border pixels mostly one colour) ink is any pixel ``min_contrast`` away from it in some
+    channel. ``image`` is (H, W) or (H, W, C). Boxes on textured or gradient backgrounds, or with
+    no clear ink, come back unchanged."""
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(math.floor(box[0]))), max(0, int(math.floor(box[1])))
+    x1, y1 = min(w, int(math.ceil(box[2]))), min(h, int(math.ceil(box[3])))
+    crop = image[y0:y1, x0:x1].astype(np.int16).reshape(y1 - y0, x1 - x0, -1) if y1 > y0 and x1 > x0 else None
+    if crop is None or crop.shape[0] < 6 or crop.shape[1] < 2:
+        return box
+    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])  # (P, C)
+    background = np.median(border, axis=0)
+    if np.mean(np.abs(border - background).max(axis=1) < min_contrast / 2) < 0.8:
+        return box
+    rows = np.flatnonzero((np.abs(crop - background).max(axis=2) >= min_contrast).any(axis=1))
+    if not len(rows):
+        return box
+    pad = margin * (rows[-1] + 1 - rows[0])
+    top, bottom = y0 + rows[0] - pad, y0 + rows[-1] + 1 + pad
+    return np.array([box[0], max(float(box[1]), top), box[2], min(float(box[3]), bottom)], np.float32)

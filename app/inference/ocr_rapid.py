@@ -22,7 +22,7 @@ import numpy as np
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable, ModelError
 from app.core.pii_recognisers import find_pii
-from app.core.pii_spans import TextLine, span_xyxy
+from app.core.pii_spans import TextLine, fit_rows_to_ink, span_xyxy
 from app.core.policy import TEXT_PII
 from app.inference.session import active_provider, create_session
 
@@ -157,7 +157,7 @@ class OcrPiiDetector:
             elif line.score < self.settings.min_line_score:
                 not_read += 1
             for span in find_pii(line.text, context):
-                boxes.append(span_xyxy(line, span.start, span.end))
+                boxes.append(fit_rows_to_ink(frame, span_xyxy(line, span.start, span.end)))
                 scores.append(span.score * (0.6 + 0.4 * min(1.0, line.score)))
                 classes.append(index[span.class_name])
         seconds = time.perf_counter() - t0

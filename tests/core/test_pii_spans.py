@@ -41,3 +41,23 @@ def test_rotated_line_falls_back_to_whole_line():
 def test_empty_span_is_an_error():
     with pytest.raises(ValueError):
         span_xyxy(TextLine("abc", quad(0, 0, 30, 10)), 2, 2)
+
+
+def test_fit_rows_to_ink_shrinks_to_text_rows_on_flat_background():
+    from app.core.pii_spans import fit_rows_to_ink
+
+    img = np.full((40, 100, 3), 240, np.uint8)
+    img[15:25, 10:90] = (30, 30, 200)  # "text" rows 15..24 in red ink
+    out = fit_rows_to_ink(img, np.array([5, 5, 95, 35], np.float32))
+    assert out[0] == 5 and out[2] == 95  # horizontal extent untouched
+    assert out[1] == pytest.approx(15 - 2) and out[3] == pytest.approx(25 + 2)  # 20 % of 10 rows
+
+
+def test_fit_rows_to_ink_leaves_textured_or_blank_boxes_alone():
+    from app.core.pii_spans import fit_rows_to_ink
+
+    box = np.array([0, 0, 50, 30], np.float32)
+    noise = np.random.default_rng(0).integers(0, 255, (30, 50), dtype=np.uint8)
+    assert fit_rows_to_ink(noise, box).tolist() == box.tolist()
+    assert fit_rows_to_ink(np.full((30, 50), 200, np.uint8), box).tolist() == box.tolist()
+    assert fit_rows_to_ink(noise, np.array([60, 60, 80, 80], np.float32)).tolist() == [60, 60, 80, 80]  # outside

@@ -78,6 +78,12 @@ def test_validator(fn, text, ok):
         ("Password: hunter2!", "", [("hunter2!", "password")]),
         ("Name: John Smith", "", [("John Smith", "person_name")]),
         ("Hauptstraße 12", "", [("Hauptstraße 12", "postal_address")]),
+        ("jsmith@devbox:~$ ls -la", "", [("jsmith", "username")]),  # shell prompt
+        ("ssh mary_k@10.0.0.5", "", [("mary_k", "username"), ("10.0.0.5", "ip_address")]),
+        ("j.doe88", "Username", [("j.doe88", "username")]),  # a form field under its label
+        ("root", "$ whoami", [("root", "username")]),
+        ("john@example.com", "Username", [("john@example.com", "email")]),  # the e-mail wins
+        ("Sign in", "Username", []),
         ("Open settings and search", "", []),
         ("The quick brown fox jumps over the lazy dog", "", []),
     ],
