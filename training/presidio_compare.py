@@ -256,7 +256,7 @@ def markdown_tables(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """CLI: select screenshots, run Presidio and our detectors, print and write the comparison."""
-    p = argparse.ArgumentParser(prog="python -m training presidio-compare", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m training presidio-compare", description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--data", type=Path, default=ROOT / "data" / "synth-10k", help="YOLO dataset folder")
     p.add_argument("--split", default="test")
     p.add_argument("-n", "--images", type=int, default=100, help="screenshots to compare (default: %(default)s)")

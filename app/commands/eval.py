@@ -103,6 +103,7 @@ def load_yolo_dataset(folder: Path, split: str) -> tuple[list[Sample], list[str]
 
 
 def gt_to_pixels(sample: Sample, hw: tuple[int, int], normalised: bool) -> np.ndarray:
+    """Ground-truth boxes of ``sample`` as xyxy pixels (YOLO labels are normalised cx, cy, w, h)."""
     if not normalised or not len(sample.gt_xyxy):
         return sample.gt_xyxy
     h, w = hw

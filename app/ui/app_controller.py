@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Iterable
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from app.inference.factory import DetectorConfig
+from app.inference.factory import FACE_MODELS, DetectorConfig
 from app.ui.detectors import DetectorFactory, default_factory, detector_config, optional_detector_flags
 from app.ui.image_controller import ImageController
 from app.ui.messages import ErrorHub
@@ -19,6 +19,8 @@ from app.ui.settings import Preferences
 
 VIDEO_SUFFIXES = {".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv"}
 FLAG_LABELS = {"use_detector": "VPD detector", "use_faces": "Face detector", "use_ocr": "OCR text detector (slower)"}
+FACE_MODEL_LABELS = {"centerface": "CenterFace (default)", "blazeface": "BlazeFace short range (faster, more false alarms)",
+                     "blazeface-full": "BlazeFace full range"}  # fmt: skip
 
 
 class AppController(QObject):
@@ -51,12 +53,28 @@ class AppController(QObject):
         defaults = {f.name: f.default for f in dataclasses.fields(DetectorConfig)}
         return {f: self.prefs.value(f"detector/{f}", bool(defaults.get(f, True)), bool) for f in optional_detector_flags()}
 
+    @property
+    def face_model(self) -> str:
+        """The face model chosen in Settings (one of ``FACE_MODELS``)."""
+        value = self.prefs.value("detector/face_model", FACE_MODELS[0])
+        return value if value in FACE_MODELS else FACE_MODELS[0]
+
+    def detector_config(self) -> DetectorConfig:
+        """The detector configuration the preferences describe."""
+        cpu_only = self.prefs.value("detector/cpu_only", False, bool)
+        return detector_config(self.model_path, cpu_only, face_model=self.face_model, **self.detector_flags())
+
     def detector_factory(self) -> DetectorFactory:
         """Factory every worker calls in its own thread (one ONNX session per worker)."""
         if self._fixed_factory is not None:
             return self._fixed_factory
-        cpu_only = self.prefs.value("detector/cpu_only", False, bool)
-        return default_factory(detector_config(self.model_path, cpu_only, **self.detector_flags()))
+        return default_factory(self.detector_config())
+
+    def set_face_model(self, name: str) -> None:
+        """Remember ``name`` as the face model and reload the detectors."""
+        if name in FACE_MODELS and name != self.face_model:
+            self.prefs.set("detector/face_model", name)
+            self.reload_detectors()
 
     def reload_detectors(self) -> None:
         self.images.load_detectors(self.detector_factory())
@@ -68,7 +86,7 @@ class AppController(QObject):
             self.reload_detectors()
 
     def settings_actions(self, parent: QWidget) -> list[QAction]:
-        """Settings menu: model file, CPU only, optional detectors."""
+        """Settings menu: model file, CPU only, optional detectors, face model."""
         actions = []
         a = QAction("Choose detector &model…", parent)
         a.triggered.connect(self.choose_model)
@@ -84,6 +102,16 @@ class AppController(QObject):
             a.setChecked(on)
             a.toggled.connect(lambda on, f=flag: (self.prefs.set(f"detector/{f}", on), self.reload_detectors()))
             actions.append(a)
+        menu = QMenu("&Face model", parent)
+        group = QActionGroup(menu)
+        for name in FACE_MODELS:
+            a = menu.addAction(FACE_MODEL_LABELS.get(name, name))
+            a.setCheckable(True)
+            a.setChecked(name == self.face_model)
+            a.setData(name)
+            group.addAction(a)
+            a.triggered.connect(lambda _=False, n=name: self.set_face_model(n))
+        actions.append(menu.menuAction())
         return actions
 
     # ----- routing -----------------------------------------------------------------------------

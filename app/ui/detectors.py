@@ -27,7 +27,7 @@ class DetectorInfo:
     message: str = ""  # a warning (some detector missing) or why none loaded
 
 
-def detector_config(model_path: Path | None = None, cpu_only: bool = False, **flags: bool) -> DetectorConfig:
+def detector_config(model_path: Path | None = None, cpu_only: bool = False, **flags: object) -> DetectorConfig:
     """A DetectorConfig with only the fields this version of it has (faces/OCR arrive later)."""
     known = {f.name for f in dataclasses.fields(DetectorConfig)}  # faces/OCR flags arrived later
     kwargs = {k: v for k, v in flags.items() if k in known}

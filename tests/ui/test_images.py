@@ -188,6 +188,19 @@ def test_settings_persist_across_windows(make_window, prefs, qtbot):
     assert w2.views["Images"].panel.conf.value() == 60
 
 
+def test_face_model_menu_choice_reaches_detector_config_and_persists(make_window, qtbot):
+    w = make_window(factory_for(CountingDetector([])))
+    assert w.controller.detector_config().face_model == "centerface"
+    settings = next(a.menu() for a in w.menuBar().actions() if a.text() == "&Settings")
+    face_menu = next(a.menu() for a in settings.actions() if a.menu() and "Face model" in a.text())
+    blaze = next(a for a in face_menu.actions() if a.data() == "blazeface")
+    blaze.trigger()
+    assert blaze.isChecked() and sum(a.isChecked() for a in face_menu.actions()) == 1
+    assert w.controller.detector_config().face_model == "blazeface"
+    w.close()
+    assert make_window(factory_for(CountingDetector([]))).controller.face_model == "blazeface"
+
+
 def test_corrupt_file_shows_error_and_app_keeps_running(make_window, image, tmp_path, qtbot):
     w = make_window(factory_for(CountingDetector(ROWS)))
     bad = tmp_path / "broken.png"
