@@ -215,13 +215,13 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         if resume:
             model.train(resume=True, trainer=trainer_cls, **args)
         else:
-            model.train(
-                trainer=trainer_cls, data=str(_abs(cfg.data)), epochs=cfg.epochs, imgsz=cfg.imgsz,
-                fraction=cfg.fraction, seed=cfg.seed, deterministic=True, amp=False,
+            fresh = {
+                "data": str(_abs(cfg.data)), "epochs": cfg.epochs, "imgsz": cfg.imgsz, "fraction": cfg.fraction,
+                "seed": cfg.seed, "deterministic": True, "amp": False,
                 # A .pt --model means "start from these weights"; ultralytics drops them if pretrained=False.
-                pretrained=str(cfg.model).endswith(".pt"),
-                **args, **cfg.extra,
-            )
+                "pretrained": str(cfg.model).endswith(".pt"),
+            }
+            model.train(trainer=trainer_cls, **{**fresh, **args, **cfg.extra})  # --set wins, e.g. val=False
         log.info("finished run %s", run_dir)
         return run_dir
     finally:
