@@ -41,6 +41,8 @@ EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-
 HANDLE = re.compile(r"(?<![\w@])@[A-Za-z0-9_][A-Za-z0-9_.]{1,30}(?:@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)?")
 PHONE_LIKE = re.compile(r"(?<![\w.])\+?\(?\d[\d ()\-./]{5,}\d(?![\w.])")
 CARD = re.compile(r"(?<!\d)(?:\d[ \-]?){12,18}\d(?!\d)")
+CARD_GROUPED = re.compile(r"(?<![\d.,])(?:\d{4}([ \-])\d{4}\1\d{4}\1\d{4}|\d{4}([ \-])\d{6}\2\d{5})(?![\d.,])")
+CARD_CONTEXT = _ctx(r"\b(?:card|karte|kreditkarte|carte|tarjeta|visa|mastercard|amex|american express|cc)\b")
 IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{2,4}){3,8}\b")
 IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){2,7}[0-9A-Fa-f]{0,4}(?:::?[0-9A-Fa-f]{1,4})*(?![\w:])")
@@ -144,7 +146,13 @@ def phones(text: str, ctx: str) -> list[PiiSpan]:
 
 
 def cards(text: str, ctx: str) -> list[PiiSpan]:
-    return _spans(CARD, text, "card_number", 0.97, "luhn", v.luhn_valid)
+    """Card numbers passing the Luhn check; with a card label in the line or beside it, also a
+    number grouped like a card (4-4-4-4, 4-6-5) that fails it (a mistyped or demo number)."""
+    spans = _spans(CARD, text, "card_number", 0.97, "luhn", v.luhn_valid)
+    if CARD_CONTEXT.search(text) or CARD_CONTEXT.search(ctx):
+        spans += [s for s in _spans(CARD_GROUPED, text, "card_number", 0.6, "card_context")
+                  if not any(k.start <= s.start and s.end <= k.end for k in spans)]
+    return spans
 
 
 def ibans(text: str, ctx: str) -> list[PiiSpan]:

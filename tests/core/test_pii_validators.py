@@ -63,7 +63,10 @@ def test_validator(fn, text, ok):
         ("+34 912 345 678", "", [("+34 912 345 678", "phone_number")]),  # es
         ("1234 567 890", "Mobile", [("1234 567 890", "phone_number")]),  # demo number with a label
         ("Card 4111 1111 1111 1111 exp 12/29", "", [("4111 1111 1111 1111", "card_number")]),
-        ("Card 4111 1111 1111 1112", "", []),
+        ("Card 4111 1111 1111 1112", "", [("4111 1111 1111 1112", "card_number")]),  # labelled, grouped
+        ("4111 1111 1111 1112", "", []),  # no label: the failed Luhn check rules it out
+        ("Tarjeta: 5500 1234 5678 9012", "", [("5500 1234 5678 9012", "card_number")]),
+        ("Order 1234-5678-9012-3456", "", []),
         ("IBAN DE89 3704 0044 0532 0130 00", "", [("DE89 3704 0044 0532 0130 00", "bank_account")]),
         ("DNI 12345678Z", "", [("12345678Z", "id_number")]),
         ("NIE: X1234567L", "", [("X1234567L", "id_number")]),
