@@ -154,3 +154,12 @@ def test_worker_count_does_not_change_output(tmp_path):
     assert cli.main(["--out", str(tmp_path / "b"), "--workers", "2", *common]) == 0
     a, b = files(tmp_path / "a"), files(tmp_path / "b")
     assert len(a) == 6 and a == b
+
+
+def test_fake_card_numbers_pass_the_luhn_check():
+    from app.core.pii_validators import luhn_valid
+    from training.synth.fakedata import card_number
+
+    rng = np.random.default_rng(1)
+    numbers = [card_number(rng) for _ in range(100)]
+    assert all(luhn_valid(n) and len(n.replace(" ", "")) == 16 for n in numbers)

@@ -57,10 +57,20 @@ def _digits(rng: np.random.Generator, n: int) -> str:
 
 
 def card_number(rng: np.random.Generator) -> str:
-    """A 16-digit card-like number grouped in fours (Luhn not needed for looks)."""
+    """A 16-digit card number grouped in fours, with a valid Luhn check digit as real cards have."""
     first = str(rng.choice(["4", "5", "37", "6011"]))
-    d = first + _digits(rng, 16 - len(first))
+    d = first + _digits(rng, 15 - len(first))
+    d += str(_luhn_check_digit(d))
     return " ".join(d[i : i + 4] for i in range(0, 16, 4))
+
+
+def _luhn_check_digit(payload: str) -> int:
+    """The digit that makes ``payload`` + digit pass the Luhn check."""
+    total = 0
+    for i, ch in enumerate(reversed(payload)):
+        n = int(ch) * (2 if i % 2 == 0 else 1)
+        total += n - 9 if n > 9 else n
+    return (10 - total % 10) % 10
 
 
 def id_number(rng: np.random.Generator, fake: Faker) -> str:
