@@ -3,6 +3,9 @@
 Run it with the Python of a separate venv that holds ``presidio-image-redactor`` and
 ``presidio-analyzer`` (never the app's venv), plus the Debian ``tesseract-ocr`` binary::
 
+    apt-get install -y tesseract-ocr
+    python -m venv .cache/presidio-venv
+    .cache/presidio-venv/bin/pip install presidio-image-redactor presidio-analyzer
     .cache/presidio-venv/bin/python training/presidio_runner.py LIST.txt OUT.json
 
 ``LIST.txt`` names one image per line. Each image goes through ``ImageAnalyzerEngine.analyze``,
