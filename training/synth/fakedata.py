@@ -59,7 +59,7 @@ def _digits(rng: np.random.Generator, n: int) -> str:
 def card_number(rng: np.random.Generator) -> str:
     """A 16-digit card number grouped in fours, with a valid Luhn check digit as real cards have."""
     first = str(rng.choice(["4", "5", "37", "6011"]))
-    d = first + _digits(rng, 15 - len(first))
+    d = (first + _digits(rng, 16 - len(first)))[:15]  # draws as many digits as before: same RNG stream
     d += str(_luhn_check_digit(d))
     return " ".join(d[i : i + 4] for i in range(0, 16, 4))
 
