@@ -30,12 +30,12 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from app.core.detections import Detections, Source
+from app.core.detections import Detections
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
-from app.inference.face_centerface import FACE_CLASSES, input_size, scale_boxes
+from app.inference.face_centerface import FACE_CLASSES, FaceDetectorBase, input_size, scale_boxes
 from app.inference.packaged_models import derived_path, packaged_file, save_derived
-from app.inference.session import active_provider, create_session
+from app.inference.session import create_session
 
 log = logging.getLogger(__name__)
 
@@ -148,10 +148,8 @@ def decode_blazeface(
     return xyxy[order], scores[order].astype(np.float32)
 
 
-class BlazeFaceDetector:
+class BlazeFaceDetector(FaceDetectorBase):
     """``Detector`` plug-in for faces (class ``face``, ``Source.FACE``)."""
-
-    name = "faces"
 
     def __init__(self, session, settings: BlazeSettings = BlazeSettings()) -> None:
         if settings.variant not in VARIANTS:
@@ -169,15 +167,6 @@ class BlazeFaceDetector:
         """Load BlazeFace from the installed mediapipe wheel; ``DetectorUnavailable`` when absent."""
         path = onnx_model_path(model_source_path(settings.variant))
         return cls(create_session(path, providers), settings)
-
-    @property
-    def class_names(self) -> tuple[str, ...]:
-        return FACE_CLASSES
-
-    @property
-    def provider(self) -> str:
-        """Execution provider actually in use."""
-        return active_provider(self.session)
 
     def _detect_view(self, frame: np.ndarray, max_side: int) -> tuple[np.ndarray, np.ndarray]:
         tensor, (sx, sy) = preprocess(frame, max_side)
@@ -202,5 +191,4 @@ class BlazeFaceDetector:
             xyxy, conf = xyxy[keep], conf[keep]
         xyxy = scale_boxes(xyxy, self.settings.box_scale, frame.shape[:2])
         self.last_seconds = time.perf_counter() - t0
-        n = len(xyxy)
-        return Detections(xyxy, conf, np.zeros(n, np.int32), FACE_CLASSES, sources=np.full(n, Source.FACE, np.int8))
+        return self.faces(xyxy, conf)

@@ -129,10 +129,32 @@ def scale_boxes(xyxy: np.ndarray, factor: float, hw: tuple[int, int]) -> np.ndar
     return out.astype(np.float32)
 
 
-class CenterFaceDetector:
-    """``Detector`` plug-in for faces (class ``face``, ``Source.FACE``)."""
+class FaceDetectorBase:
+    """What every face plug-in shares: the ``faces`` name, the one ``face`` class, the provider
+    in use, and turning boxes into ``Detections`` tagged ``Source.FACE``."""
 
     name = "faces"
+    session = None
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        return FACE_CLASSES
+
+    @property
+    def provider(self) -> str:
+        """Execution provider actually in use."""
+        return active_provider(self.session)
+
+    @staticmethod
+    def faces(xyxy: np.ndarray, scores: np.ndarray) -> Detections:
+        """``Detections`` of class ``face`` from (N, 4) frame-pixel boxes and their scores."""
+        n = len(xyxy)
+        return Detections(np.asarray(xyxy, np.float32), np.asarray(scores, np.float32), np.zeros(n, np.int32),
+                          FACE_CLASSES, sources=np.full(n, Source.FACE, np.int8))  # fmt: skip
+
+
+class CenterFaceDetector(FaceDetectorBase):
+    """``Detector`` plug-in for faces (class ``face``, ``Source.FACE``)."""
 
     def __init__(self, session, settings: FaceSettings = FaceSettings()) -> None:
         self.session = session
@@ -146,15 +168,6 @@ class CenterFaceDetector:
         path = dynamic_model_path(centerface_source_path())
         return cls(create_session(path, providers), settings)
 
-    @property
-    def class_names(self) -> tuple[str, ...]:
-        return FACE_CLASSES
-
-    @property
-    def provider(self) -> str:
-        """Execution provider actually in use."""
-        return active_provider(self.session)
-
     def detect(self, frame: np.ndarray) -> Detections:
         """Face boxes for a (H, W, 3) uint8 BGR frame, in frame pixels."""
         t0 = time.perf_counter()
@@ -165,5 +178,4 @@ class CenterFaceDetector:
         xyxy, scores = decode_centerface(heat, scale, offset, tensor.shape[2:], self.settings.threshold, self.settings.nms_iou)
         xyxy = scale_boxes(xyxy / np.array([sx, sy, sx, sy], np.float32), self.settings.box_scale, frame.shape[:2])
         self.last_seconds = time.perf_counter() - t0
-        n = len(xyxy)
-        return Detections(xyxy, scores, np.zeros(n, np.int32), FACE_CLASSES, sources=np.full(n, Source.FACE, np.int8))
+        return self.faces(xyxy, scores)
