@@ -27,13 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-import cv2
 import numpy as np
 
 from app.core.detections import Detections
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
-from app.inference.face_centerface import FACE_CLASSES, FaceDetectorBase, input_size, scale_boxes
+from app.inference.face_centerface import FACE_CLASSES, FaceDetectorBase, preprocess, scale_boxes
 from app.inference.packaged_models import derived_path, packaged_file, save_derived
 from app.inference.session import create_session
 
@@ -112,15 +111,6 @@ def anchor_centres(input_hw: tuple[int, int], variant: BlazeVariant) -> np.ndarr
     return np.concatenate(parts).astype(np.float32)
 
 
-def preprocess(frame_bgr: np.ndarray, max_side: int) -> tuple[np.ndarray, tuple[float, float]]:
-    """(H, W, 3) uint8 BGR → (1, 3, h, w) float32 RGB in [-1, 1] and the (sx, sy) input/source scale."""
-    h, w = frame_bgr.shape[:2]
-    ih, iw = input_size((h, w), max_side)
-    resized = cv2.resize(frame_bgr, (iw, ih), interpolation=cv2.INTER_AREA if iw < w else cv2.INTER_LINEAR)
-    rgb = cv2.cvtColor(resized, cv2.COLOR_BGR2RGB).astype(np.float32) / 127.5 - 1.0
-    return np.ascontiguousarray(rgb.transpose(2, 0, 1)[None]), (iw / w, ih / h)
-
-
 def decode_blazeface(
     regressors: np.ndarray, logits: np.ndarray, anchors: np.ndarray, input_hw: tuple[int, int],
     threshold: float = 0.5, nms_iou: float = 0.3,
@@ -169,7 +159,7 @@ class BlazeFaceDetector(FaceDetectorBase):
         return cls(create_session(path, providers), settings)
 
     def _detect_view(self, frame: np.ndarray, max_side: int) -> tuple[np.ndarray, np.ndarray]:
-        tensor, (sx, sy) = preprocess(frame, max_side)
+        tensor, (sx, sy) = preprocess(frame, max_side, scale=1 / 127.5, shift=-1.0)  # RGB in [-1, 1]
         hw = tensor.shape[2:]
         if hw not in self._anchors:
             self._anchors[hw] = anchor_centres(hw, self.variant)

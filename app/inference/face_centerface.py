@@ -82,13 +82,16 @@ def input_size(hw: tuple[int, int], max_side: int) -> tuple[int, int]:
     return max(32, math.ceil(h * s / 32) * 32), max(32, math.ceil(w * s / 32) * 32)
 
 
-def preprocess(frame_bgr: np.ndarray, max_side: int) -> tuple[np.ndarray, tuple[float, float]]:
-    """(H, W, 3) uint8 BGR → (1, 3, h, w) float32 RGB 0–255 and the (sx, sy) input/source scale."""
+def preprocess(frame_bgr: np.ndarray, max_side: int, scale: float = 1.0, shift: float = 0.0) -> tuple[np.ndarray, tuple[float, float]]:
+    """(H, W, 3) uint8 BGR → (1, 3, h, w) float32 RGB ``value * scale + shift`` (CenterFace: 0–255)
+    and the (sx, sy) input/source scale; sides from ``input_size``."""
     h, w = frame_bgr.shape[:2]
     ih, iw = input_size((h, w), max_side)
     resized = cv2.resize(frame_bgr, (iw, ih), interpolation=cv2.INTER_AREA if iw < w else cv2.INTER_LINEAR)
-    rgb = cv2.cvtColor(resized, cv2.COLOR_BGR2RGB)
-    return np.ascontiguousarray(rgb.transpose(2, 0, 1)[None], dtype=np.float32), (iw / w, ih / h)
+    rgb = cv2.cvtColor(resized, cv2.COLOR_BGR2RGB).astype(np.float32)
+    if scale != 1.0 or shift != 0.0:
+        rgb = rgb * scale + shift
+    return np.ascontiguousarray(rgb.transpose(2, 0, 1)[None]), (iw / w, ih / h)
 
 
 def decode_centerface(
