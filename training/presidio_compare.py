@@ -23,16 +23,15 @@ import logging
 import re
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from app.commands.eval import Sample, gt_to_pixels, load_yolo_dataset
-from app.core.detections import Detections, Source, concat
+from app.core.detections import Detections, Source
 from app.core.metrics import CoverageTally, box_coverage, redaction_mask
-from app.core.pipeline import Pipeline
+from app.core.pipeline import Pipeline, detect_all_timed
 from app.core.policy import TEXT_PII, Policy
 from app.core.redact import RedactionSettings
 from app.inference.factory import DetectorConfig, build_detectors
@@ -85,15 +84,13 @@ def words_per_finding(boxes: list[dict]) -> list[int]:
 
 
 def synth_generator(seed: int, index: int) -> str | None:
-    """Name of the synth generator that drew sample ``index`` of a ``--seed`` run (the first draw
-    of ``render_sample``'s seeded rng); None when the synth package cannot be imported."""
+    """Name of the synth generator that drew sample ``index`` of a ``--seed`` run; None when the
+    synth package cannot be imported."""
     try:
-        from training.synth.dataset import active_generators
+        from training.synth.dataset import generator_of
     except ImportError:
         return None
-    gens = active_generators(None)
-    w = np.array([g.weight for g in gens])
-    return gens[int(np.random.default_rng([seed, index]).choice(len(gens), p=w / w.sum()))].name
+    return generator_of(seed, index)
 
 
 def is_screenshot(sample: Sample, seed: int) -> bool:
@@ -189,16 +186,6 @@ def method_boxes(pipeline: Pipeline, raw: Detections, presidio: Detections) -> d
     }
 
 
-def detect_timed(pipeline: Pipeline, pixels: np.ndarray) -> tuple[Detections, dict[str, float]]:
-    """Fused raw detections (as ``detect_all``) and the seconds each detector took."""
-    parts, seconds = [], {}
-    for det in pipeline.detectors:
-        t0 = time.perf_counter()
-        parts.append(det.detect(pixels))
-        seconds[det.name] = time.perf_counter() - t0
-    return concat(parts, pipeline.class_names), seconds
-
-
 def compare(pipeline: Pipeline, samples: list[Sample], presidio_images: list[dict], paddings: tuple[float, ...],
             coverage: float = 0.9) -> dict[float, dict[str, MethodTally]]:  # fmt: skip
     """Score every method on every sample at each padding; ``presidio_images`` is the runner's
@@ -208,7 +195,7 @@ def compare(pipeline: Pipeline, samples: list[Sample], presidio_images: list[dic
         pixels = read_image(sample.path).pixels
         hw = pixels.shape[:2]
         gt = gt_to_pixels(sample, hw, normalised=True)
-        raw, seconds = detect_timed(pipeline, pixels)
+        raw, seconds = detect_all_timed(pipeline.detectors, pixels)
         times = {"ours: OCR only": seconds.get("ocr", 0.0), "ours: fusion (detector+faces+OCR)": sum(seconds.values())}
         for name, boxes in method_boxes(pipeline, raw, presidio_detections(pres["boxes"])).items():
             for pad in paddings:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,10 +22,10 @@ import numpy as np
 from tqdm import tqdm
 
 from app.commands.common import add_detection_args, detector_config, policy_from_args, redaction_from_args
-from app.core.detections import Detections, Source, concat
+from app.core.detections import Detections, Source
 from app.core.errors import VpdError
 from app.core.metrics import APAccumulator, CoverageTally, redaction_mask
-from app.core.pipeline import Pipeline
+from app.core.pipeline import Pipeline, detect_all_timed
 from app.inference.factory import build_detectors
 from app.media.image_io import SUPPORTED_SUFFIXES, read_image
 
@@ -126,12 +125,9 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
         pixels = read_image(sample.path).pixels
         hw = pixels.shape[:2]
         gt = gt_to_pixels(sample, hw, normalised)
-        parts = []
-        for det in pipeline.detectors:
-            t0 = time.perf_counter()
-            parts.append(det.detect(pixels))
-            seconds[det.name] += time.perf_counter() - t0
-        raw = concat(parts, pipeline.class_names)
+        raw, took = detect_all_timed(pipeline.detectors, pixels)
+        for name, secs in took.items():
+            seconds[name] += secs
         for variant, sources in SOURCE_VARIANTS.items():
             chosen = raw.take(np.isin(raw.sources, [int(s) for s in sources]))
             mask = redaction_mask(pipeline.padded(pipeline.select(chosen), hw).xyxy, hw)

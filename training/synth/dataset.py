@@ -98,12 +98,22 @@ def _clip(labels, w, h, x0, y0):
     return out
 
 
+def pick_generator(rng: np.random.Generator, classes: frozenset[str] | None = None):
+    """Draw a generator by weight: the first draw of every sample's rng."""
+    gens = active_generators(classes)
+    w = np.array([g.weight for g in gens])
+    return gens[int(rng.choice(len(gens), p=w / w.sum()))]
+
+
+def generator_of(seed: int, i: int, classes: frozenset[str] | None = None) -> str:
+    """Name of the generator that renders sample ``i`` of a ``--seed`` run (no rendering)."""
+    return pick_generator(np.random.default_rng([seed, i]), classes).name
+
+
 def render_sample(seed: int, i: int, imgsz: int = 640, classes: frozenset[str] | None = None):
     """Render sample ``i``: returns (generator name, BGR crop, [(class, xyxy)])."""
     rng = np.random.default_rng([seed, i])
-    gens = active_generators(classes)
-    w = np.array([g.weight for g in gens])
-    g = gens[int(rng.choice(len(gens), p=w / w.sum()))]
+    g = pick_generator(rng, classes)
     scene, labels = g.fn(rng)
     img, labels = crop(scene, labels, rng, imgsz, g.full_view)
     if classes is not None:
