@@ -124,10 +124,13 @@ def run(args: argparse.Namespace) -> int:
 def _redact_one(pipeline: Pipeline, job: Job) -> dict:
     image = read_image(job.source)
     result = pipeline.process(image.pixels)
+    notes = pipeline.notes()
     write_image(result.frame, job.target, image.alpha)
+    for note in notes:
+        tqdm.write(f"note: {job.source}: {note}", file=sys.stderr)
     h, w = image.pixels.shape[:2]
     return {"input": str(job.source), "output": str(job.target), "width": w, "height": h,
-            "boxes": result.hidden.to_records()}  # fmt: skip
+            "boxes": result.hidden.to_records(), "notes": list(notes)}  # fmt: skip
 
 
 def _write_report(path: Path, records: list[dict], failed: list[dict], providers: str) -> None:

@@ -17,7 +17,11 @@ from app.core.redact import RedactionSettings, redact
 
 @runtime_checkable
 class Detector(Protocol):
-    """A plug-in that finds boxes in a frame (the VPD model, a face model, OCR, a fake)."""
+    """A plug-in that finds boxes in a frame (the VPD model, a face model, OCR, a fake).
+
+    Optionally it has ``last_notes``: human-readable caveats about its last ``detect`` call
+    (e.g. OCR lines it could not read), which the front ends show to the user.
+    """
 
     name: str
 
@@ -42,6 +46,11 @@ def fused_class_names(detectors: Sequence[Detector]) -> tuple[str, ...]:
 def detect_all(detectors: Sequence[Detector], frame: np.ndarray) -> Detections:
     """Every detector's boxes for ``frame``, fused into one table (``fused_class_names``)."""
     return concat([d.detect(frame) for d in detectors], fused_class_names(detectors))
+
+
+def detector_notes(detectors: Sequence[Detector]) -> tuple[str, ...]:
+    """The caveats (``last_notes``) the detectors left about their last ``detect`` call."""
+    return tuple(note for det in detectors for note in getattr(det, "last_notes", ()))
 
 
 def detect_all_timed(detectors: Sequence[Detector], frame: np.ndarray) -> tuple[Detections, dict[str, float]]:
@@ -92,6 +101,10 @@ class Pipeline:
     def detect(self, frame: np.ndarray) -> Detections:
         """Raw fused detections from all detectors, before policy."""
         return detect_all(self.detectors, frame)
+
+    def notes(self) -> tuple[str, ...]:
+        """Caveats about the last ``detect`` (e.g. text OCR could not read), for the user."""
+        return detector_notes(self.detectors)
 
     def select(self, raw: Detections) -> Detections:
         """Boxes to hide under the current policy."""

@@ -53,6 +53,15 @@ class OcrRunInfo:
     spans: int = 0
     seconds: float = 0.0
 
+    def notes(self) -> tuple[str, ...]:
+        """One sentence for the user when some lines were not read, else nothing."""
+        if not self.not_read:
+            return ()
+        why = [f"{self.non_latin} in a script it does not cover" if self.non_latin else "",
+               f"{self.not_read - self.non_latin} too unclear" if self.not_read > self.non_latin else ""]
+        return (f"OCR could not read {self.not_read} of {self.lines} text line(s) ({', '.join(w for w in why if w)}); "
+                "PII in them is not hidden automatically, check them by eye",)
+
 
 def rapidocr_model_dir() -> Path:
     """Folder holding RapidOCR's bundled models; ``DetectorUnavailable`` when not installed."""
@@ -88,6 +97,11 @@ class OcrPiiDetector:
         self._provider = providers
         self.settings = settings
         self.last_run = OcrRunInfo()
+
+    @property
+    def last_notes(self) -> tuple[str, ...]:
+        """Caveats about the last ``detect`` call (lines not read), for the user."""
+        return self.last_run.notes()
 
     @classmethod
     def from_package(cls, providers: Sequence[str] | None = None, settings: OcrSettings = OcrSettings()) -> "OcrPiiDetector":

@@ -122,6 +122,8 @@ class AppController(QObject):
             if c is not None:
                 c.info.connect(hub.info)
                 c.error.connect(hub.error)
+                if hasattr(c, "warning"):
+                    c.warning.connect(hub.warning)
 
     def open_dropped(self, paths: Iterable[Path]) -> None:
         """Videos go to the Video view, everything else to Images."""

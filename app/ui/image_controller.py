@@ -74,6 +74,7 @@ class ImageController(QObject):
     choice_changed = Signal(object)  # RedactionChoice
     busy_changed = Signal(bool)
     info = Signal(str)
+    warning = Signal(str)  # a result the user should check (e.g. text OCR could not read)
     error = Signal(str)
 
     def __init__(self, factory: DetectorFactory, prefs: Preferences, model_path: Path | None = None, parent=None) -> None:
@@ -193,16 +194,20 @@ class ImageController(QObject):
         doc.set_status(DocStatus.DETECTING)
         self.document_updated.emit(doc)
 
-        def job() -> Detections | None:
-            return None if self._pipeline is None else self._pipeline.detect(pixels)
+        def job() -> tuple[Detections, tuple[str, ...]] | None:
+            if self._pipeline is None:
+                return None
+            return self._pipeline.detect(pixels), self._pipeline.notes()
 
         self.detect_runner.submit(job, lambda d: self._on_detected(doc, d), lambda e: self._on_detect_failed(doc, e))
 
-    def _on_detected(self, doc: ImageDocument, detections: Detections | None) -> None:
+    def _on_detected(self, doc: ImageDocument, found: tuple[Detections, tuple[str, ...]] | None) -> None:
         if doc not in self.documents:
             return
-        if detections is not None:
-            doc.set_detections(detections)
+        if found is not None:
+            doc.set_detections(found[0])
+            for note in found[1]:
+                self.warning.emit(f"{doc.name}: {note}")
         doc.set_status(DocStatus.READY)
         self.document_updated.emit(doc)
 

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import os
 
@@ -96,3 +97,29 @@ def test_unreadable_folder_is_reported_even_as_root(tmp_path, model, capsys, mon
     monkeypatch.setattr("app.commands.image.os.walk", walk_fails)
     assert run(tmp_path / "in", "-o", tmp_path / "out", model=model) == 1
     assert "cannot read folder (Permission denied)" in capsys.readouterr().err
+
+
+def test_unread_text_is_reported_per_image(tmp_path, model, capsys, monkeypatch):
+    from app.commands import image as image_command
+
+    class Unread:
+        name, class_names = "ocr", ("email",)
+        last_notes = ("OCR could not read 1 of 1 text line(s) (1 in a script it does not cover)",)
+
+        def detect(self, frame):
+            from app.core.detections import Detections
+
+            return Detections.empty(self.class_names)
+
+    real_build = image_command.build_detectors
+
+    def with_unread(config):
+        built = real_build(config)
+        return dataclasses.replace(built, detectors=(*built.detectors, Unread()))
+
+    monkeypatch.setattr(image_command, "build_detectors", with_unread)
+    save(tmp_path / "in" / "a.png")
+    report = tmp_path / "r.json"
+    assert run(tmp_path / "in", "-o", tmp_path / "out", "--report", report, model=model) == 0
+    assert "note:" in capsys.readouterr().err
+    assert json.loads(report.read_text())["files"][0]["notes"] == list(Unread.last_notes)

@@ -46,6 +46,10 @@ def test_detect_boxes_only_the_pii_words():
     x0, y0, x1, y1 = found.xyxy[0]
     assert 130 <= x0 <= 140 and 290 <= x1 <= 300 and (y0, y1) == (10, 30)
     assert det.last_run.lines == 3 and det.last_run.non_latin == 1 and det.last_run.not_read == 2
+    (note,) = det.last_notes
+    assert "could not read 2 of 3" in note and "1 in a script" in note and "1 too unclear" in note
+    det.detect(np.zeros((4, 4, 3), np.uint8))  # too small to hold text: nothing read, nothing missed
+    assert det.last_notes == ()  # notes describe the last call only
 
 
 def test_no_text_and_tiny_frames():

@@ -282,3 +282,17 @@ def test_shortcuts_dialog_lists_actions(make_window, qtbot):
     assert any("Ctrl+S" in t and "Save" in t for t in texts)
     assert any("Space" in t for t in texts)
     dialog.close()
+
+
+class NotingDetector(CountingDetector):
+    """Finds the usual boxes and, like the OCR plug-in, says it could not read some text."""
+
+    last_notes = ("OCR could not read 2 of 5 text line(s) (2 in a script it does not cover)",)
+
+
+def test_unread_text_is_reported_not_silently_ignored(make_window, image, qtbot):
+    w = make_window(factory_for(NotingDetector(ROWS)))
+    drop(w, [image])
+    qtbot.waitUntil(lambda: ready(w))
+    assert "could not read 2 of 5" in w.message_bar.text and image.name in w.message_bar.text
+    assert len(w.controller.images.documents[0].boxes) == len(ROWS)  # the boxes still arrive
