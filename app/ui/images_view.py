@@ -143,6 +143,8 @@ class ImagesView(QWidget):
         c.documents_changed.connect(lambda: self.strip.set_documents(c.documents))
         c.detector_changed.connect(lambda info: self.panel.set_classes(info.domains))
         c.choice_changed.connect(self.panel.set_choice)
+        c.choice_changed.connect(lambda _: self.strip.refresh(c.documents))
+        self.strip.hidden_boxes = self._hidden_boxes
         self.panel.choice_changed.connect(c.set_choice)
         self.strip.activated.connect(self._activate)
         self.strip.close_requested.connect(lambda i: self._doc(i) and c.close_document(self._doc(i)))
@@ -180,6 +182,12 @@ class ImagesView(QWidget):
         self.strip.update_document(doc)
         if doc is self.c.current:
             self._refresh_boxes()
+
+    def _hidden_boxes(self, doc: ImageDocument) -> list[tuple[float, float, float, float]]:
+        if doc.pixels is None or doc.status not in (DocStatus.READY, DocStatus.SAVED):
+            return []
+        hidden = doc.hidden_ids(self.c.choice.policy())
+        return [b.xyxy for b in doc.boxes if b.id in hidden]
 
     def _refresh_boxes(self) -> None:
         doc = self.c.current

@@ -1,8 +1,11 @@
-"""Thumbnail strip of the open images with per-image status; ``Save all`` lives next to it."""
+"""Thumbnail strip of the open images with per-image status; ``Save all`` lives next to it.
+Each thumbnail shows the boxes that will be hidden as black, so the batch can be checked at a glance."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from typing import Callable, Sequence
+
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QMenu
 
@@ -34,6 +37,8 @@ class ThumbStrip(QListWidget):
         self.customContextMenuRequested.connect(self._menu)
         self.currentItemChanged.connect(lambda cur, _: cur is not None and self.activated.emit(self._id(cur)))
         self._updating = False
+        # Set by the view: the image-pixel boxes that the current policy hides in ``doc``.
+        self.hidden_boxes: Callable[[ImageDocument], Sequence[tuple[float, float, float, float]]] = lambda doc: ()
 
     def set_documents(self, docs: list[ImageDocument]) -> None:
         """Rebuild for a new list of documents."""
@@ -57,6 +62,11 @@ class ThumbStrip(QListWidget):
         if item is not None:
             self._fill(item, doc)
 
+    def refresh(self, docs: Sequence[ImageDocument]) -> None:
+        """Redraw every thumbnail (after a policy change)."""
+        for doc in docs:
+            self.update_document(doc)
+
     def set_current(self, doc: ImageDocument | None) -> None:
         self.blockSignals(True)
         item = self._item(doc.doc_id) if doc else None
@@ -76,7 +86,7 @@ class ThumbStrip(QListWidget):
         name = doc.name if len(doc.name) <= 18 else doc.name[:8] + "…" + doc.name[-8:]
         item.setText(f"{name}\n{status}")
         item.setToolTip(doc.error or str(doc.path or doc.name))
-        item.setIcon(QIcon(_icon(doc)))
+        item.setIcon(QIcon(_icon(doc, self.hidden_boxes(doc))))
 
     def _item(self, doc_id: int) -> QListWidgetItem | None:
         for row in range(self.count()):
@@ -97,15 +107,23 @@ class ThumbStrip(QListWidget):
         menu.exec(self.viewport().mapToGlobal(pos))
 
 
-def _icon(doc: ImageDocument) -> QPixmap:
-    """Thumbnail on a fixed canvas with a status dot (GUI thread: the thumb is already tiny)."""
+def _icon(doc: ImageDocument, hidden: Sequence[tuple[float, float, float, float]] = ()) -> QPixmap:
+    """Thumbnail on a fixed canvas, ``hidden`` boxes blacked out, with a status dot (GUI thread:
+    the thumb is already tiny)."""
     pm = QPixmap(ICON)
     pm.fill(QColor("#2d333b"))
     p = QPainter(pm)
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     if doc.thumb is not None and not doc.thumb.isNull():
         thumb = QPixmap.fromImage(doc.thumb).scaled(ICON, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
-        p.drawPixmap((ICON.width() - thumb.width()) // 2, (ICON.height() - thumb.height()) // 2, thumb)
+        x, y = (ICON.width() - thumb.width()) // 2, (ICON.height() - thumb.height()) // 2
+        p.drawPixmap(x, y, thumb)
+        if hidden and doc.size:
+            k = thumb.width() / doc.size[0]
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QColor("black"))
+            for x0, y0, x1, y1 in hidden:
+                p.drawRect(QRectF(x + x0 * k, y + y0 * k, max(1.0, (x1 - x0) * k), max(1.0, (y1 - y0) * k)))
     elif doc.status is DocStatus.ERROR:
         p.setPen(QColor("#f85149"))
         p.drawText(pm.rect(), Qt.AlignmentFlag.AlignCenter, "cannot open")

@@ -296,3 +296,24 @@ def test_unread_text_is_reported_not_silently_ignored(make_window, image, qtbot)
     qtbot.waitUntil(lambda: ready(w))
     assert "could not read 2 of 5" in w.message_bar.text and image.name in w.message_bar.text
     assert len(w.controller.images.documents[0].boxes) == len(ROWS)  # the boxes still arrive
+
+
+def test_thumbnail_blacks_out_what_will_be_hidden(make_window, image, qtbot):
+    from app.ui.thumb_strip import ICON
+
+    w = make_window(factory_for(CountingDetector(ROWS)))
+    c, strip = w.controller.images, w.views["Images"].strip
+    c.open_paths([image])
+    qtbot.waitUntil(lambda: ready(w))
+    doc = c.current
+    box = doc.boxes[1]  # e-mail at (150, 90)-(220, 140) of a 240×160 image
+
+    def centre_of_box_in_thumb():
+        icon = strip.item(0).icon().pixmap(ICON).toImage()
+        k = ICON.height() / 160  # the 3:2 image fills the icon's height
+        x = (ICON.width() - 240 * k) / 2 + 185 * k
+        return icon.pixelColor(int(x), int(115 * k))
+
+    assert centre_of_box_in_thumb().lightness() < 10
+    w.views["Images"].box_list.item_for(box.id).setCheckState(Qt.CheckState.Unchecked)
+    assert centre_of_box_in_thumb().lightness() > 100  # the image shows through again
