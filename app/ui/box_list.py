@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Callable, Sequence
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import QAbstractItemView, QListWidget, QListWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QListWidget, QListWidgetItem, QMenu, QWidget
 
 from app.ui.box_item import MUTED, SOURCE_COLOURS
-from app.ui.document import Box
+from app.ui.document import MANUAL_CLASS, Box, pretty
+
+
+def class_menu(parent: QWidget, class_names: Sequence[str], choose: Callable[[str], None]) -> QMenu:
+    """A "Set class" menu: 'Manual' plus every class the detectors know; ``choose(name)`` on pick."""
+    menu = QMenu("Set &class", parent)
+    for name in (MANUAL_CLASS, *class_names):
+        menu.addAction(pretty(name), lambda n=name: choose(n)).setData(name)
+    return menu
 
 
 def _swatch(colour: QColor) -> QIcon:
@@ -21,6 +31,7 @@ class BoxList(QListWidget):
 
     enabled_changed = Signal(int, bool)
     selection_changed = Signal(list)
+    class_chosen = Signal(list, str)  # box ids, class name (right-click → Set class)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -29,6 +40,9 @@ class BoxList(QListWidget):
         self._updating = False
         self.itemChanged.connect(self._on_item_changed)
         self.itemSelectionChanged.connect(self._on_selection)
+        self.class_names: tuple[str, ...] = ()  # offered by the right-click "Set class" menu
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu)
 
     def set_boxes(self, boxes: list[Box], hidden_ids: set[int]) -> None:
         """Rebuild the list (boxes are few; rebuilding keeps it simple and exact)."""
@@ -72,3 +86,21 @@ class BoxList(QListWidget):
     def _on_selection(self) -> None:
         if not self._updating:
             self.selection_changed.emit(self.selected_ids())
+
+    def context_menu(self) -> QMenu | None:
+        """The right-click menu for the selected boxes (None when nothing is selected)."""
+        ids = self.selected_ids()
+        if not ids:
+            return None
+        menu = QMenu(self)
+        menu.addMenu(class_menu(menu, self.class_names, lambda name: self.class_chosen.emit(ids, name)))
+        return menu
+
+    def _menu(self, pos) -> None:
+        item = self.itemAt(pos)
+        if item is not None and not item.isSelected():
+            self.clearSelection()
+            item.setSelected(True)
+        menu = self.context_menu()
+        if menu is not None:
+            menu.exec(self.viewport().mapToGlobal(pos))

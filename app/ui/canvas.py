@@ -24,6 +24,7 @@ class ImageCanvas(QGraphicsView):
     selection_changed = Signal(list)
     zoom_changed = Signal(float)
     before_after_changed = Signal(bool)  # True while the original is shown
+    context_menu_requested = Signal(object)  # QPoint (global): right-click on a box
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -192,6 +193,14 @@ class ImageCanvas(QGraphicsView):
     def focusOutEvent(self, event) -> None:
         self.set_show_original(False)  # a Space release we never see must not leave "before" on
         super().focusOutEvent(event)
+
+    def contextMenuEvent(self, event) -> None:
+        item = self.itemAt(event.pos())
+        if isinstance(item, BoxItem):
+            if not item.isSelected():
+                self.scene().clearSelection()
+                item.setSelected(True)
+            self.context_menu_requested.emit(event.globalPos())
 
     # ----- mouse: draw new boxes on empty space, pan with the middle button ---------------------
     def mousePressEvent(self, event) -> None:

@@ -183,6 +183,15 @@ class ImageDocument(QObject):
         if ids:
             self.set_enabled(ids, not any(self._boxes[i].enabled for i in ids))
 
+    def set_class(self, box_ids: Iterable[int], class_name: str) -> None:
+        """Relabel boxes (e.g. name what a hand-drawn box covers); shown and written to reports."""
+        before = [self._boxes[i] for i in box_ids if i in self._boxes and self._boxes[i].class_name != class_name]
+        if not before:
+            return
+        after = [replace(b, class_name=class_name) for b in before]
+        text = f"Set class {pretty(class_name)}" if len(before) == 1 else f"Set {len(before)} boxes to {pretty(class_name)}"
+        self.undo_stack.push(_Command(text, lambda: self._put(*after), lambda: self._put(*before)))
+
     def set_geometry(self, box_id: int, xyxy: Iterable[float]) -> None:
         """Move or resize a box."""
         old = self._boxes.get(box_id)

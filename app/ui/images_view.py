@@ -142,6 +142,7 @@ class ImagesView(QWidget):
         c.document_updated.connect(self._on_updated)
         c.documents_changed.connect(lambda: self.strip.set_documents(c.documents))
         c.detector_changed.connect(lambda info: self.panel.set_classes(info.domains))
+        c.detector_changed.connect(lambda info: setattr(self.box_list, "class_names", tuple(info.class_names)))
         c.choice_changed.connect(self.panel.set_choice)
         c.choice_changed.connect(lambda _: self.strip.refresh(c.documents))
         self.strip.hidden_boxes = self._hidden_boxes
@@ -157,6 +158,8 @@ class ImagesView(QWidget):
         self.canvas.before_after_changed.connect(self._on_before_after)
         self.box_list.enabled_changed.connect(lambda i, on: c.current and c.current.set_enabled([i], on))
         self.box_list.selection_changed.connect(self.canvas.select_boxes)
+        self.box_list.class_chosen.connect(lambda ids, name: c.current and c.current.set_class(ids, name))
+        self.canvas.context_menu_requested.connect(self._box_menu)
 
     # ----- slots -------------------------------------------------------------------------------
     def _on_current(self, doc: ImageDocument | None) -> None:
@@ -182,6 +185,11 @@ class ImagesView(QWidget):
         self.strip.update_document(doc)
         if doc is self.c.current:
             self._refresh_boxes()
+
+    def _box_menu(self, global_pos) -> None:
+        menu = self.box_list.context_menu()  # the canvas selection is mirrored into the list
+        if menu is not None:
+            menu.exec(global_pos)
 
     def _hidden_boxes(self, doc: ImageDocument) -> list[tuple[float, float, float, float]]:
         if doc.pixels is None or doc.status not in (DocStatus.READY, DocStatus.SAVED):

@@ -16,7 +16,7 @@ from app.ui.document import DocStatus
 from app.ui.qt_image import bgr_to_qimage
 from app.ui.settings import RedactionChoice, StyleChoice
 
-from conftest import CountingDetector, factory_for, write_png
+from conftest import NAMES as NAMES_OF_FAKE, CountingDetector, factory_for, write_png
 
 # Two email boxes far apart, one low-score phone number.
 ROWS = [(20, 20, 80, 60, 0.9, 0), (150, 90, 220, 140, 0.8, 0), (100, 20, 130, 40, 0.3, 1)]
@@ -317,3 +317,23 @@ def test_thumbnail_blacks_out_what_will_be_hidden(make_window, image, qtbot):
     assert centre_of_box_in_thumb().lightness() < 10
     w.views["Images"].box_list.item_for(box.id).setCheckState(Qt.CheckState.Unchecked)
     assert centre_of_box_in_thumb().lightness() > 100  # the image shows through again
+
+
+def test_right_click_sets_the_class_of_a_box_undoably(make_window, image, qtbot):
+    w = make_window(factory_for(CountingDetector([])))
+    c, view = w.controller.images, w.views["Images"]
+    c.open_paths([image])
+    qtbot.waitUntil(lambda: ready(w))
+    doc = c.current
+    box_id = doc.add_manual_box((100, 60, 180, 120))
+    view.canvas.select_boxes([box_id])
+    qtbot.waitUntil(lambda: view.box_list.selected_ids() == [box_id])
+    menu = view.box_list.context_menu()
+    classes = next(a.menu() for a in menu.actions() if a.menu() and "class" in a.text().lower())
+    assert [a.data() for a in classes.actions()] == ["manual", *NAMES_OF_FAKE]
+    next(a for a in classes.actions() if a.data() == "phone_number").trigger()
+    assert doc.box(box_id).class_name == "phone_number"
+    assert view.box_list.item_for(box_id).text().startswith("Phone number · manual")
+    view.act_undo.trigger()
+    assert doc.box(box_id).class_name == "manual"
+    assert view.box_list.context_menu() is not None  # the list was rebuilt with the selection kept
