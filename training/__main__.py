@@ -1,4 +1,4 @@
-"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare."""
+"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ COMMANDS = {
     "export": "training.export",
     "evaluate": "training.evaluate",
     "presidio-compare": "training.presidio_compare",
+    "choose-base": "training.base_choice",
 }
 
 
