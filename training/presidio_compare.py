@@ -253,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--padding", type=float, default=RedactionSettings().padding, help="box padding (also scored at 0)")
     p.add_argument("--coverage", type=float, default=0.9)
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "presidio")
+    p.add_argument("--model", type=Path, default=None, help="detector .onnx for the fusion row (default: the shipped one)")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     samples, _ = load_yolo_dataset(a.data, a.split)
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     pres = json.loads(a.presidio_json.read_text()) if a.presidio_json else \
         run_presidio(a.presidio_python, [s.path for s in chosen], a.out / "presidio_raw.json")  # fmt: skip
     by_path = {Path(im["path"]).resolve(): im for im in pres["images"]}
-    built = build_detectors(DetectorConfig())  # detector + faces + OCR; the OCR row uses only OCR's boxes
+    built = build_detectors(DetectorConfig(model_path=a.model) if a.model else DetectorConfig())  # detector + faces + OCR; the OCR row uses only OCR's boxes
     pipeline = Pipeline(built.detectors, Policy(), RedactionSettings(padding=a.padding))
     tallies = compare(pipeline, chosen, [by_path[s.path.resolve()] for s in chosen], (a.padding, 0.0), a.coverage)
     result = {"images": len(chosen), "coverage": a.coverage, "padding": a.padding, "providers": built.providers,
