@@ -97,25 +97,16 @@ def latency_table(imgsz_list: list[int], out: Path, rounds: int = 5, runs: int =
     so machine load hits all variants alike; returns a markdown table of medians in ms."""
     import numpy as np
 
+    from training.base_choice import export_for_latency
     from training.evaluate import measure_latency
     from training.nn import register
     from training.offline import setup_offline
 
     setup_offline(repo_root())
     register()
-    from ultralytics import YOLO
 
     archs = {v.model_yaml: v for v in VARIANTS if not v.fcl}  # FCL is a loss: same graph as ``fdaf``
-    paths: dict[tuple[str, int], Path] = {}
-    for yaml_name in archs:
-        for imgsz in imgsz_list:
-            target = out / "latency" / f"{Path(yaml_name).stem}-{imgsz}.onnx"
-            if not target.is_file():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                produced = YOLO(str(MODELS / yaml_name), task="detect").export(
-                    format="onnx", imgsz=imgsz, nms=False, simplify=False, dynamic=False, device="cpu")
-                Path(produced).replace(target)
-            paths[(yaml_name, imgsz)] = target
+    paths = {(y, s): export_for_latency(MODELS / y, s, out / "latency") for y in archs for s in imgsz_list}
     samples: dict[tuple[str, int], list[float]] = {k: [] for k in paths}
     for _ in range(rounds):
         for key, path in paths.items():

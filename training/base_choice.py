@@ -95,6 +95,7 @@ def export_for_latency(yaml_path: Path, imgsz: int, out: Path) -> Path:
 
     target = out / f"{yaml_path.stem}-{imgsz}.onnx"
     if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
         produced = YOLO(str(yaml_path), task="detect").export(format="onnx", imgsz=imgsz, nms=False, simplify=False,
                                                               dynamic=False, device="cpu")  # fmt: skip
         Path(produced).replace(target)

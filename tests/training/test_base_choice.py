@@ -39,3 +39,13 @@ def test_table_lists_every_candidate():
              "train_s_per_iter": 2.4} for n in ("yolo11n", "yolo26n")]  # fmt: skip
     md = base_choice.table(rows, iters_per_epoch=563)
     assert md.count("\n| yolo") == 2 and "| 23 |" in md  # 2.4 s × 563 / 60 ≈ 23 min
+
+
+def test_ablation_latency_table_times_every_architecture(tmp_path):
+    from training.ablation import latency_table
+
+    md = latency_table([64], tmp_path, rounds=1, runs=1)
+    rows = [line for line in md.splitlines()[2:] if line.startswith("|")]
+    assert len(rows) == 3  # base, +FDAF without gating, +FDAF (FCL shares its graph)
+    assert all(float(row.split("|")[2]) > 0 for row in rows)
+    assert len(list((tmp_path / "latency").glob("*-64.onnx"))) == 3
