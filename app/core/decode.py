@@ -5,7 +5,8 @@ Two ultralytics layouts are understood:
 * detect head ``(1, 4 + nc, N)``: ``cx, cy, w, h`` then per-class scores (already sigmoid),
   as exported by YOLOv8/YOLO11 — needs NMS;
 * end-to-end ``(1, K, 6)``: ``x1, y1, x2, y2, score, class`` as exported by YOLO26/YOLOv10
-  with their NMS-free head — NMS is still applied, cheaply, to merge tile duplicates.
+  with their NMS-free head — its one-to-one output is final, so no NMS here (two overlapping
+  boxes it keeps are both hidden); duplicates between tiles are merged later by ``merge_tiled``.
 """
 
 from __future__ import annotations
@@ -38,12 +39,13 @@ def decode_yolo(
 
     output: float32 ``(1, 4+nc, N)`` or ``(1, K, 6)``.
     Returns ``xyxy (M,4) float32`` in model-input pixels, ``scores (M,)`` and ``class_ids (M,) int32``,
-    after confidence filtering and class-aware NMS, sorted by score.
+    after confidence filtering and (detect-head layout only) class-aware NMS, sorted by score.
     """
     output = np.asarray(output, np.float32)
     if output.ndim != 3 or output.shape[0] != 1:
         raise ValueError(f"expected a (1, C, N) detector output, got {output.shape}")
-    if is_end_to_end(output.shape, num_classes):
+    end_to_end = is_end_to_end(output.shape, num_classes)
+    if end_to_end:
         rows = output[0]
         xyxy, scores, class_ids = rows[:, :4], rows[:, 4], rows[:, 5].astype(np.int32)
     else:
@@ -60,5 +62,5 @@ def decode_yolo(
     xyxy, scores, class_ids = xyxy[keep], scores[keep], class_ids[keep]
     valid = (class_ids >= 0) & (class_ids < num_classes)
     xyxy, scores, class_ids = xyxy[valid], scores[valid], class_ids[valid]
-    kept = nms(xyxy, scores, class_ids, settings.iou)[: settings.max_det]
+    kept = (np.argsort(-scores, kind="stable") if end_to_end else nms(xyxy, scores, class_ids, settings.iou))[: settings.max_det]
     return xyxy[kept].astype(np.float32), scores[kept].astype(np.float32), class_ids[kept]

@@ -27,6 +27,16 @@ def test_decode_end_to_end_layout():
     assert xyxy.tolist() == [[1, 2, 11, 12]] and cls.tolist() == [2]
 
 
+def test_decode_end_to_end_output_is_final_no_nms():
+    # The NMS-free head already chose one box per object; overlapping boxes it keeps (nested
+    # lines, a card inside a card) are both hidden, as ultralytics' own predict keeps them.
+    out = np.zeros((1, 300, 6), np.float32)
+    out[0, 0] = [10, 10, 50, 50, 0.6, 1]
+    out[0, 1] = [12, 10, 50, 52, 0.9, 1]
+    xyxy, scores, cls = decode_yolo(out, 3, DecodeSettings(conf=0.25, iou=0.5))
+    assert np.allclose(scores, [0.9, 0.6]) and xyxy.tolist() == [[12, 10, 50, 52], [10, 10, 50, 50]]
+
+
 def test_decode_applies_nms_to_overlapping_candidates():
     out = head_output([(50, 50, 20, 20, [0.9]), (51, 50, 20, 20, [0.8]), (90, 90, 10, 10, [0.7])], nc=1)
     xyxy, scores, _ = decode_yolo(out, 1, DecodeSettings(conf=0.25, iou=0.5))
