@@ -80,12 +80,10 @@ class TrainStepTimer:
         return time.perf_counter() - t
 
 
-def size_of(yaml_path: Path) -> tuple[float, float]:
-    """(parameters in millions, GFLOPs at 640) of the candidate."""
-    from ultralytics.nn.tasks import DetectionModel
+def size_of(model) -> tuple[float, float]:
+    """(parameters in millions, GFLOPs at 640) of a candidate's ``DetectionModel``."""
     from ultralytics.utils.torch_utils import get_flops
 
-    model = DetectionModel(str(yaml_path), nc=len(CLASS_NAMES), verbose=False)
     return sum(p.numel() for p in model.parameters()) / 1e6, float(get_flops(model, 640))
 
 
@@ -113,10 +111,10 @@ def measure(names: list[str], out: Path, rounds: int = 3, steps: int = 3, imgsz_
     torch.set_num_threads(2)
     yamls = {n: candidate_yaml(n, out) for n in names}
     rows = {n: {"name": n} for n in names}
-    for n, y in yamls.items():
-        rows[n]["params_m"], rows[n]["gflops_640"] = size_of(y)
-    onnx = {(n, s): export_for_latency(y, s, out) for n, y in yamls.items() for s in imgsz_list}
     timers = {n: TrainStepTimer(y) for n, y in yamls.items()}
+    for n, timer in timers.items():
+        rows[n]["params_m"], rows[n]["gflops_640"] = size_of(timer.model)
+    onnx = {(n, s): export_for_latency(y, s, out) for n, y in yamls.items() for s in imgsz_list}
     for t in timers.values():
         t.step()  # warm-up: allocator, criterion construction
     lat: dict = {k: [] for k in onnx}

@@ -45,7 +45,7 @@ def fused_class_names(detectors: Sequence[Detector]) -> tuple[str, ...]:
 
 def detect_all(detectors: Sequence[Detector], frame: np.ndarray) -> Detections:
     """Every detector's boxes for ``frame``, fused into one table (``fused_class_names``)."""
-    return concat([d.detect(frame) for d in detectors], fused_class_names(detectors))
+    return detect_all_timed(detectors, frame)[0]
 
 
 def detector_notes(detectors: Sequence[Detector]) -> tuple[str, ...]:

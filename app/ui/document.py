@@ -173,9 +173,8 @@ class ImageDocument(QObject):
         before = [self._boxes[i] for i in box_ids if i in self._boxes and self._boxes[i].enabled != enabled]
         if not before:
             return
-        after = [replace(b, enabled=enabled) for b in before]
         text = ("Hide " if enabled else "Show ") + (before[0].class_name if len(before) == 1 else f"{len(before)} boxes")
-        self.undo_stack.push(_Command(text, lambda: self._put(*after), lambda: self._put(*before)))
+        self._push_change(text, before, [replace(b, enabled=enabled) for b in before])
 
     def toggle(self, box_ids: Iterable[int]) -> None:
         """Flip boxes: if any is on, all go off; else all go on."""
@@ -188,9 +187,8 @@ class ImageDocument(QObject):
         before = [self._boxes[i] for i in box_ids if i in self._boxes and self._boxes[i].class_name != class_name]
         if not before:
             return
-        after = [replace(b, class_name=class_name) for b in before]
         text = f"Set class {pretty(class_name)}" if len(before) == 1 else f"Set {len(before)} boxes to {pretty(class_name)}"
-        self.undo_stack.push(_Command(text, lambda: self._put(*after), lambda: self._put(*before)))
+        self._push_change(text, before, [replace(b, class_name=class_name) for b in before])
 
     def set_geometry(self, box_id: int, xyxy: Iterable[float]) -> None:
         """Move or resize a box."""
@@ -200,7 +198,11 @@ class ImageDocument(QObject):
         new = replace(old, xyxy=_normalised(xyxy, self.size))
         if new.xyxy == old.xyxy:
             return
-        self.undo_stack.push(_Command("Move/resize box", lambda: self._put(new), lambda: self._put(old)))
+        self._push_change("Move/resize box", [old], [new])
+
+    def _push_change(self, text: str, before: list[Box], after: list[Box]) -> None:
+        """An undoable edit that replaces ``before`` boxes by their changed copies ``after``."""
+        self.undo_stack.push(_Command(text, lambda: self._put(*after), lambda: self._put(*before)))
 
     def _put(self, *boxes: Box) -> None:
         for b in boxes:

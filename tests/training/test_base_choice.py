@@ -21,7 +21,7 @@ def test_candidate_has_our_classes_and_its_scale(tmp_path, name):
     path = base_choice.candidate_yaml(name, tmp_path)
     model = DetectionModel(str(path), nc=len(CLASS_NAMES), verbose=False)
     assert model.model[-1].nc == len(CLASS_NAMES) == 33
-    params, gflops = base_choice.size_of(path)
+    params, gflops = base_choice.size_of(model)
     assert 1.5 < params < 3.5 and 3 < gflops < 12  # the n scale, not the default (largest) one
 
 
