@@ -33,7 +33,7 @@ from app.core.detections import Detections
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
 from app.inference.face_centerface import FACE_CLASSES, FaceDetectorBase, preprocess, scale_boxes
-from app.inference.packaged_models import derived_path, packaged_file, save_derived
+from app.inference.packaged_models import cached_derivative, packaged_file
 from app.inference.session import create_session
 
 log = logging.getLogger(__name__)
@@ -81,10 +81,13 @@ def model_source_path(variant: str = "short") -> Path:
 
 
 def onnx_model_path(source: Path, folder: Path | None = None) -> Path:
-    """ONNX copy of ``source`` (NCHW, free N/H/W) in the user cache, converted once, keyed by size+mtime."""
-    target = derived_path(source, f"blazeface-{source.stem}", folder)
-    if target.is_file():
-        return target
+    """ONNX copy of ``source`` (NCHW, free N/H/W) in the user cache, converted once, checked by
+    content hash (``cached_derivative``)."""
+    return cached_derivative(source, f"blazeface-{source.stem}", lambda tmp: _convert(source, tmp),
+                             "face detection (BlazeFace)", folder)  # fmt: skip
+
+
+def _convert(source: Path, target: Path) -> None:
     missing = [name for name in ("tflite", "onnx") if importlib.util.find_spec(name) is None]
     if missing:
         raise DetectorUnavailable(
@@ -93,11 +96,10 @@ def onnx_model_path(source: Path, folder: Path | None = None) -> Path:
     from app.inference.tflite_onnx import convert
 
     try:
-        save_derived(target, lambda tmp: convert(source, tmp))
+        convert(source, target)
     except (NotImplementedError, ValueError, KeyError) as exc:
         raise DetectorUnavailable(f"face detection (BlazeFace) is off: cannot convert {source}: {exc}") from exc
-    log.info("converted %s to %s", source.name, target)
-    return target
+    log.info("converted %s to ONNX", source.name)
 
 
 def anchor_centres(input_hw: tuple[int, int], variant: BlazeVariant) -> np.ndarray:

