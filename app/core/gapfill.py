@@ -1,9 +1,13 @@
 """Offline gap filling: with every detection of a clip known, mask each track on every frame
 between its hits (both directions), plus a hold before its first and after its last hit.
 
-A box missed for k frames between two hits of one track is interpolated and dilated with its
-distance to the nearer hit, so it cannot flash through. Tracks are linked with the same
-``PrivacyTracker`` as live mode (motion model only, no pixels needed).
+Boxes are moved with the *measured* motion of the picture when it is given (``ClipMotion``: the
+cumulative global shift of each frame, e.g. a pan or a scroll), so interpolation, extrapolation
+and the speed corridor all work in scene coordinates, where a pan is no motion at all. A filled
+box grows only by the measured motion error accumulated since the nearer hit (``error_sigmas``
+× root of summed squared per-frame errors) plus the object's own measured speed where it is
+extrapolated, capped at ``max_dilate_px``; never by a fixed amount per frame. Tracks are linked
+with the same ``PrivacyTracker`` as live mode (motion model only, no pixels needed).
 """
 
 from __future__ import annotations
@@ -21,15 +25,45 @@ from app.core.tracking import PrivacyTracker, TrackerSettings, centre_velocity, 
 @dataclass(frozen=True)
 class GapFillSettings:
     """``max_gap_frames``: hits further apart start a new track. ``hold_frames``: frames masked
-    before a track's first and after its last hit. Dilation grows with the distance to a hit."""
+    before a track's first and after its last hit. ``error_sigmas``/``max_dilate_px``: growth from
+    the measured motion error and its cap. ``coast_speed``: extra growth per frame held, as a
+    fraction of the object's own measured speed (it may turn or stop). ``speed_margin`` and
+    ``min_speed`` bound the object's speed between hits for the corridor."""
 
     max_gap_frames: int = 90
     hold_frames: int = 30
-    dilate_per_frame: float = 0.03
-    max_dilate: float = 1.0
+    error_sigmas: float = 3.0
+    max_dilate_px: float = 48.0
+    coast_speed: float = 0.5
     motion_pad: float = 2.0
     speed_margin: float = 1.5
     min_speed: float = 1.0
+
+
+@dataclass(frozen=True)
+class ClipMotion:
+    """Measured motion of every frame of a clip: ``offsets`` (N, 2) cumulative global shift in
+    source px (content at (x, y) on frame 0 is at (x, y) + offsets[f] on frame f) and
+    ``variance`` (N,) cumulative sum of squared per-frame errors, px²."""
+
+    offsets: np.ndarray
+    variance: np.ndarray
+
+    @classmethod
+    def still(cls, n_frames: int) -> "ClipMotion":
+        """No measured motion (every offset 0, no error)."""
+        return cls(np.zeros((n_frames, 2), np.float32), np.zeros(n_frames, np.float64))
+
+    def error(self, a: int, b: int, sigmas: float) -> float:
+        """Measured error (px, ``sigmas`` × root of the summed variances) between frames a and b."""
+        n = len(self.variance) - 1
+        va, vb = self.variance[min(max(a, 0), n)], self.variance[min(max(b, 0), n)]
+        return sigmas * float(np.sqrt(abs(vb - va)))
+
+    def shift4(self, f: int) -> np.ndarray:
+        """(4,) xyxy offset of frame ``f`` (clamped to the clip)."""
+        o = self.offsets[min(max(f, 0), len(self.offsets) - 1)]
+        return np.array([o[0], o[1], o[0], o[1]], np.float32)
 
 
 @dataclass(frozen=True)
@@ -45,7 +79,7 @@ class TrackHits:
 
 def link_tracks(hits: Mapping[int, Detections], max_gap_frames: int) -> list[TrackHits]:
     """Group per-frame detections into tracks (same class, overlapping after motion prediction)."""
-    tracker = PrivacyTracker(TrackerSettings(hold_frames=max_gap_frames, optical_flow=False))
+    tracker = PrivacyTracker(TrackerSettings(hold=max_gap_frames, optical_flow=False))
     rows: dict[int, list[tuple[int, np.ndarray, int, float]]] = {}
     if not hits:
         return []
@@ -74,7 +108,7 @@ def _velocity(frames: np.ndarray, xyxy: np.ndarray, k: int, forward: bool) -> np
     return centre_velocity((xyxy[b] - xyxy[a]) / max(1, frames[b] - frames[a]))
 
 
-def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillSettings,
+def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillSettings, motion: ClipMotion,
                  out: dict[int, list[np.ndarray]]) -> None:  # fmt: skip
     """Hold boxes from hit ``k`` forward (or backward) up to, not including, frame ``stop``."""
     f, b = track.frames, track.xyxy
@@ -84,13 +118,15 @@ def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillS
     half = np.array([(near[:, 2] - near[:, 0]).max(), (near[:, 3] - near[:, 1]).max()], np.float32) / 2
     c = np.array([(b[k, 0] + b[k, 2]) / 2, (b[k, 1] + b[k, 3]) / 2], np.float32)
     anchor = np.concatenate([c - half, c + half]).astype(np.float32)
-    pad_x, pad_y = s.motion_pad * abs(float(v[0])), s.motion_pad * abs(float(v[1]))
+    vx, vy = abs(float(v[0])), abs(float(v[1]))
     for age in range(1, s.hold_frames + 1):
         g = int(f[k]) + (age if forward else -age)
         if (g >= stop) if forward else (g <= stop):
             break
-        frac = min(s.dilate_per_frame * age, s.max_dilate)
-        out.setdefault(g, []).append(grow_xyxy(anchor + v * (age if forward else -age), frac, pad_x, pad_y)[0])
+        err = motion.error(int(f[k]), g, s.error_sigmas)
+        gx = min(err + s.coast_speed * vx * age, s.max_dilate_px) + s.motion_pad * vx
+        gy = min(err + s.coast_speed * vy * age, s.max_dilate_px) + s.motion_pad * vy
+        out.setdefault(g, []).append(grow_xyxy(anchor + v * (age if forward else -age), 0.0, gx, gy)[0])
 
 
 def _speed_bound(track: TrackHits, s: GapFillSettings) -> np.ndarray:
@@ -119,14 +155,17 @@ def _corridor(ba: np.ndarray, bb: np.ndarray, fa: int, fb: int, vmax: np.ndarray
             out.setdefault(g, []).append(np.concatenate([lo, hi]).astype(np.float32))
 
 
-def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings) -> dict[int, list[np.ndarray]]:
-    """Boxes this track adds on frames without a hit: frame → list of (4,) xyxy (unclipped).
+def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
+               motion: ClipMotion | None = None) -> dict[int, list[np.ndarray]]:  # fmt: skip
+    """Boxes this track adds on frames without a hit: frame → list of (4,) xyxy (unclipped), in
+    the coordinates of ``track`` (scene coordinates when the caller compensated motion).
 
-    Between two hits: the interpolated box (dilated by distance to the nearer hit) plus a hold
-    extrapolated forward from the earlier and backward from the later hit, so a wrong link or
+    Between two hits: the interpolated box (grown by the measured error to the nearer hit) plus a
+    hold extrapolated forward from the earlier and backward from the later hit, so a wrong link or
     non-linear motion in a long gap is still covered by one of the three. Before the first and
     after the last hit: the hold, extrapolated with the track's velocity there.
     """
+    motion = motion or ClipMotion.still(n_frames)
     out: dict[int, list[np.ndarray]] = {}
     f, b = track.frames, track.xyxy
     vmax = _speed_bound(track, s)
@@ -137,17 +176,17 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings) -> dict[int,
         step = np.abs(b[k + 1] - b[k]) / (fb - fa)
         for g in range(fa + 1, fb):
             t = (g - fa) / (fb - fa)
-            frac = min(s.dilate_per_frame * min(g - fa, fb - g), s.max_dilate)
+            err = min(motion.error(fa, g, s.error_sigmas), motion.error(g, fb, s.error_sigmas), s.max_dilate_px)
             box = (1 - t) * b[k] + t * b[k + 1]
             out.setdefault(g, []).append(
-                grow_xyxy(box, frac, s.motion_pad * max(step[0], step[2]), s.motion_pad * max(step[1], step[3]))[0]
+                grow_xyxy(box, 0.0, err + s.motion_pad * max(step[0], step[2]), err + s.motion_pad * max(step[1], step[3]))[0]
             )
         if fb - fa > 2:
-            _extrapolate(track, k, True, fb, s, out)
-            _extrapolate(track, k + 1, False, fa, s, out)
+            _extrapolate(track, k, True, fb, s, motion, out)
+            _extrapolate(track, k + 1, False, fa, s, motion, out)
             _corridor(b[k], b[k + 1], fa, fb, vmax, out)
-    _extrapolate(track, 0, False, -1, s, out)
-    _extrapolate(track, len(f) - 1, True, n_frames, s, out)
+    _extrapolate(track, 0, False, -1, s, motion, out)
+    _extrapolate(track, len(f) - 1, True, n_frames, s, motion, out)
     return out
 
 
@@ -157,14 +196,18 @@ def fill_gaps(
     hw: tuple[int, int],
     class_names: tuple[str, ...],
     settings: GapFillSettings = GapFillSettings(),
+    motion: ClipMotion | None = None,
 ) -> list[Detections]:
     """Boxes to hide on each of ``n_frames`` frames of size ``hw``: every hit (with its track id)
-    plus gap-filled and held boxes tagged ``Source.TRACKER``."""
-    tracks = link_tracks(hits, settings.max_gap_frames)
+    plus gap-filled and held boxes tagged ``Source.TRACKER``. With ``motion`` (measured per
+    frame), boxes are carried in scene coordinates: a pan or scroll moves them with the picture."""
+    motion = motion or ClipMotion.still(n_frames)
+    scene = {f: d.with_boxes(d.xyxy - motion.shift4(f)) if len(d) else d for f, d in hits.items()}
+    tracks = link_tracks(scene, settings.max_gap_frames)
     added: dict[int, list[tuple[np.ndarray, TrackHits]]] = {}
     for tr in tracks:
-        for g, boxes in fill_track(tr, n_frames, settings).items():
-            added.setdefault(g, []).extend((box, tr) for box in boxes)
+        for g, boxes in fill_track(tr, n_frames, settings, motion).items():
+            added.setdefault(g, []).extend((box + motion.shift4(g), tr) for box in boxes)
     ids: dict[tuple[int, int], int] = {}
     for tr in tracks:
         for f, box in zip(tr.frames, tr.xyxy):
@@ -175,7 +218,7 @@ def fill_gaps(
         parts = []
         dets = hits.get(g)
         if dets is not None and len(dets):
-            tids = [ids.get((g, hash(box.tobytes())), -1) for box in dets.xyxy]
+            tids = [ids.get((g, hash(box.tobytes())), -1) for box in scene[g].xyxy]
             parts.append(Detections(dets.xyxy, dets.scores, dets.class_ids, dets.class_names, tids, dets.sources))
         extra = added.get(g)
         if extra:

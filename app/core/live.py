@@ -1,21 +1,24 @@
-"""Live masking that fails closed.
+"""Live masking that fails closed, in two tiers.
 
-``LiveMasker.process(frame)`` never waits for the detector: detection runs in its own thread on
-the newest frame, and every frame is masked with the newest result carried forward by the
-privacy tracker. Until the first result, when the newest result is older than
-``deadline_s`` (a stall) and after a detector error, the whole frame is masked and stamped
-"PROTECTION PAUSED": a raw frame is never returned.
+``LiveMasker.process(frame)`` never waits for a detector: detection runs in its own thread on
+the newest frame, and every frame is masked with the newest result, moved to the frame by the
+*measured* motion (``app.core.motion``: a global shift per frame plus per-box optical flow) and
+carried by the privacy tracker.
 
-Slow detectors (OCR, 1–5 s a frame on a CPU) never run on the detection tick: the detector
-thread hands a frame to an ``AsyncDetector`` whenever the previous OCR run has finished (at most
-every ``ocr_interval_s``) and merges the newest OCR boxes into every detection result, moved to
-the ticked frame by optical flow, until a newer OCR result replaces them. So OCR boxes are
-re-applied as hits on every tick (no blinking, no coast dilation) and the tracker moves/holds them
-like any other box. Fail-closed is driven by the fast detectors only: a slow OCR is no stall, and
-an OCR error is logged and reported in telemetry but does not blank the output, because OCR is a
-second opinion on text the VPD detector also covers, and blanking a live stream for each OCR
-hiccup (seconds per run) would make protection unusable; its last good boxes stay held meanwhile.
-Only when OCR is the sole detector does it run on the tick and drive fail-closed itself.
+* Fast tier (the VPD detector, faces): runs on every detection tick. Until its first result,
+  when its newest result is older than ``deadline_s`` (a stall) and after an error, the whole
+  frame is masked and stamped "PROTECTION PAUSED": a raw frame is never returned.
+* OCR tier (1–5 s a frame on a CPU): runs beside it whenever its previous run has finished (at
+  most every ``ocr_interval_s``); its newest boxes are re-applied on every tick, moved by the
+  measured motion. Its deadline is per region: when its newest good read is older than
+  ``ocr_deadline_s`` or it fails, text classes are unprotected *where the picture changed since
+  that read* (after compensating the measured pan/scroll), so those regions are filled, and
+  ``LiveFrame.text_paused`` says why. Unchanged regions stay covered by the held OCR boxes.
+  Only when OCR is the sole detector does it run on the tick and drive fail-closed itself.
+
+Holds count capture-clock seconds of *detector* time: a box expires only when a detection
+result from a frame more than ``hold_s`` (or two detector ticks, if longer) after its last hit
+has missed it, so a slow detector or a fast source never lets a held box lapse early.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 import cv2
@@ -31,22 +34,23 @@ import numpy as np
 
 from app.core.async_detector import AsyncDetector, DetectorGroup, split_slow_detectors
 from app.core.detections import Detections, concat
+from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, changed_boxes, to_flow_gray
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import RedactionSettings, full_mask
-from app.core.tracking import PrivacyTracker, TrackerSettings, flow_shift, to_flow_gray
+from app.core.tracking import PrivacyTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class LiveOptions:
-    """``hold_s``: how long a lost box stays masked. ``deadline_s``: a result older than this
-    means the detector stalled. ``fps``: nominal rate, to convert the hold into frames.
-    ``ocr_interval_s``: least time between OCR submissions (one runs at a time anyway).
-    ``ocr_hold_s``: least time an OCR result is re-applied when no newer one replaces it; the
-    hold used is at least twice the measured OCR cycle (interval + latency), so boxes never blink
-    off between results however slow OCR is, yet expire if OCR keeps failing."""
+    """``hold_s``: detector-clock seconds a lost box stays masked (at least two detector ticks).
+    ``deadline_s``: a fast-tier result older than this means the detector stalled (whole frame
+    masked). ``fps``: nominal source rate (informative). ``ocr_interval_s``: least time between
+    OCR submissions (one runs at a time anyway). ``ocr_deadline_s``: an OCR read older than this
+    leaves text unprotected where the picture changed since (those regions are filled).
+    ``max_dilate_px``: cap on the growth of a box from measured motion error."""
 
     hold_s: float = 0.5
     deadline_s: float = 1.0
@@ -54,15 +58,18 @@ class LiveOptions:
     optical_flow: bool = True
     banner: bool = True
     fail_colour_bgr: tuple[int, int, int] = (0, 0, 0)
-    prior_speed: float = 0.01  # fraction of the frame's short side per frame, for unseen motion
     ocr_interval_s: float = 1.0
-    ocr_hold_s: float = 3.0
+    ocr_deadline_s: float = 4.0
+    max_dilate_px: float = 48.0
+    error_sigmas: float = 3.0
 
 
 @dataclass(frozen=True)
 class LiveFrame:
     """One output frame (H, W, 3) uint8 BGR. ``protected`` False means it was fully masked for
-    ``reason`` ('starting', 'stalled', 'error: …'). ``latency_s``: capture → masked."""
+    ``reason`` ('starting', 'stalled', 'error: …'). ``latency_s``: capture → masked.
+    ``text_paused``: why text-class protection is paused in part of the frame (those parts are
+    filled; ``text_regions`` (K, 4) xyxy), None when OCR is current."""
 
     frame: np.ndarray
     protected: bool
@@ -70,6 +77,8 @@ class LiveFrame:
     latency_s: float
     fps: float
     hidden: Detections | None = None
+    text_paused: str | None = None
+    text_regions: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -87,7 +96,8 @@ class LiveTelemetry:
     ocr_s: float = 0.0  # submit → result of the newest OCR run
     ocr_age_s: float = float("inf")  # capture time of the OCR'd frame → now
     ocr_results: int = 0
-    ocr_error: str | None = None  # newest OCR run failed; protection continues on the other detectors
+    ocr_error: str | None = None  # newest OCR run failed; text is unprotected where the picture changes
+    text_paused_frames: int = 0  # frames with text-class protection paused in some region
 
 
 def draw_banner(frame: np.ndarray, text: str) -> np.ndarray:
@@ -111,29 +121,47 @@ class _Result:
 
 @dataclass
 class _OcrState:
-    """OCR bookkeeping, touched by the detector thread only (telemetry copies under the lock)."""
+    """OCR bookkeeping, touched by the detector thread only (the caller reads ``read`` under the lock)."""
 
     runner: AsyncDetector
     inflight: tuple[int, float, tuple[np.ndarray, float] | None, float] | None = None  # seq, captured, gray, t
     last_submit: float | None = None
     boxes: Detections | None = None  # newest good OCR boxes, placed on the frame of ``gray``
     gray: tuple[np.ndarray, float] | None = None
-    captured: float = 0.0  # capture time of the frame OCR read
     latency_s: float = 0.0
 
 
+@dataclass(frozen=True)
+class _OcrRead:
+    """The frame of the newest good OCR read: its number, capture time and grey copy."""
+
+    seq: int
+    captured: float
+    gray: tuple[np.ndarray, float] | None
+
+
 def follow(dets: Detections, prev: tuple[np.ndarray, float] | None, cur: tuple[np.ndarray, float] | None,
-           keep_old: bool) -> Detections:  # fmt: skip
+           shift: Shift | None = None, sigmas: float = 3.0, cap_px: float = 48.0) -> Detections:  # fmt: skip
     """Move boxes from the frame of ``prev`` to that of ``cur`` (``to_flow_gray`` outputs) by
-    optical flow; ``keep_old`` keeps the union of old and moved box. Unchanged without flow."""
+    optical flow started at the measured global ``shift`` between them, each grown by ``sigmas`` ×
+    its measured error (capped at ``cap_px``). Unchanged without flow."""
     if not len(dets) or prev is None or cur is None or prev[0].shape != cur[0].shape:
         return dets
-    d = np.nan_to_num(flow_shift(prev[0], cur[0], cur[1], dets.xyxy))
-    moved = dets.xyxy + np.concatenate([d, d], axis=1)
-    if not keep_old:
-        return dets.with_boxes(moved)
-    return dets.with_boxes(np.concatenate([np.minimum(dets.xyxy[:, :2], moved[:, :2]),
-                                           np.maximum(dets.xyxy[:, 2:], moved[:, 2:])], axis=1))  # fmt: skip
+    d, err = box_shifts(prev[0], cur[0], cur[1], dets.xyxy, shift or Shift(0.0, 0.0, 0.0))
+    g = np.minimum(sigmas * err, cap_px)[:, None]
+    moved = dets.xyxy + np.concatenate([d, d], axis=1) + np.concatenate([-g, -g, g, g], axis=1)
+    return dets.with_boxes(moved)
+
+
+def fill_regions(frame: np.ndarray, xyxy: np.ndarray, colour_bgr: tuple[int, int, int]) -> np.ndarray:
+    """Fill (K, 4) xyxy regions of ``frame`` (in place) with a solid colour."""
+    h, w = frame.shape[:2]
+    for x0, y0, x1, y1 in np.asarray(xyxy).reshape(-1, 4):
+        x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
+        x1, y1 = min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
+        if x1 > x0 and y1 > y0:
+            frame[y0:y1, x0:x1] = colour_bgr
+    return frame
 
 
 class LiveMasker:
@@ -146,15 +174,20 @@ class LiveMasker:
         self.pipeline = pipeline
         self.options = options
         self.clock = clock
-        self.tracker = PrivacyTracker(
-            TrackerSettings.for_fps(options.fps, options.hold_s, optical_flow=options.optical_flow), pipeline.class_names
-        )
+        self._tracker_settings = TrackerSettings(hold=options.hold_s, optical_flow=options.optical_flow,
+                                                 error_sigmas=options.error_sigmas,
+                                                 max_dilate_px=options.max_dilate_px)  # fmt: skip
+        self.tracker = PrivacyTracker(self._tracker_settings, pipeline.class_names)
+        self.motion = MotionEstimator(history=max(300, int(20 * (options.fps or 30.0))))
         fast, slow = split_slow_detectors(pipeline.detectors)
         # With OCR alone there is nothing fast to keep protection alive: it runs on the tick then.
         self._fast = fast if fast else tuple(pipeline.detectors)
         self._ocr = None
+        self._text_classes: frozenset[str] = frozenset()
         if fast and slow:
-            self._ocr = _OcrState(AsyncDetector(slow[0] if len(slow) == 1 else DetectorGroup(slow)))
+            runner = AsyncDetector(slow[0] if len(slow) == 1 else DetectorGroup(slow))
+            self._ocr = _OcrState(runner)
+            self._text_classes = frozenset(runner.class_names)
         self._settings_lock = threading.Lock()
         self._view = pipeline  # policy + redaction in force; replaced whole by ``set_settings``
         self._cond = threading.Condition()
@@ -164,14 +197,18 @@ class LiveMasker:
         self._error: str | None = None
         self._ocr_error: str | None = None
         self._ocr_results = 0
+        self._ocr_read: _OcrRead | None = None
         self._ready = threading.Event()
         self._applied_seq = -1
+        self._applied_captured: float | None = None
+        self._tick_s = 0.0  # capture-time spacing of consecutive applied results (EMA)
         self._seq = 0
+        self._started = clock()
         self._fps = 0.0
         self._last_t: float | None = None
         self._latency = 0.0
         self._detect_s = 0.0
-        self._frames = self._paused = self._n_results = 0
+        self._frames = self._paused = self._n_results = self._text_paused = 0
         self._thread = threading.Thread(target=self._work, name="live-detector", daemon=True)
         self._thread.start()
 
@@ -232,28 +269,33 @@ class LiveMasker:
         now = self.clock()
         res = st.runner.latest()
         if st.inflight is not None and res is not None and res.frame_index == st.inflight[0]:
-            _, cap, gray_k, t_submit = st.inflight
+            k, cap, gray_k, t_submit = st.inflight
             st.inflight = None
             st.latency_s = time.perf_counter() - t_submit
-            if res.error is not None:  # keep holding the last good boxes; report, don't pause
+            if res.error is not None:  # keep holding the last good boxes; text is unprotected where it changes
                 with self._cond:
                     self._ocr_error = res.error
             else:
-                # The OCR'd frame is older than this one: keep both the old and the moved box.
-                st.boxes, st.gray, st.captured = follow(res.detections, gray_k, gray, True), gray, cap
+                st.boxes, st.gray = self._carry(res.detections, k, gray_k, seq, gray), gray
                 with self._cond:
                     self._ocr_error = None
                     self._ocr_results += 1
+                    self._ocr_read = _OcrRead(k, cap, gray_k)
         elif st.boxes is not None:
-            st.boxes, st.gray = follow(st.boxes, st.gray, gray, False), gray
-        hold = max(opt.ocr_hold_s, 2 * (opt.ocr_interval_s + st.latency_s))
-        if st.boxes is not None and now - st.captured > hold:
-            st.boxes = None  # OCR has failed for a long time: stop masking where text used to be
+            st.boxes, st.gray = follow(st.boxes, st.gray, gray, None, opt.error_sigmas, opt.max_dilate_px), gray
         if st.inflight is None and st.runner.idle and (st.last_submit is None or
                                                        now - st.last_submit >= opt.ocr_interval_s):  # fmt: skip
             st.runner.submit(frame, seq)
             st.inflight, st.last_submit = (seq, captured, gray, time.perf_counter()), now
         return st.boxes
+
+    def _carry(self, dets: Detections, seq_from: int, gray_from, seq_to: int, gray_to) -> Detections:
+        """Boxes found on frame ``seq_from`` moved to frame ``seq_to`` by the measured motion."""
+        if not len(dets) or gray_from is None or gray_to is None:
+            return dets
+        moved = self.motion.between(seq_from, seq_to)
+        shift = Shift(float(moved[0][0]), float(moved[0][1]), moved[1]) if moved is not None else None
+        return follow(dets, gray_from, gray_to, shift, self.options.error_sigmas, self.options.max_dilate_px)
 
     def wait_ready(self, timeout: float) -> bool:
         """Block until the first detection result exists (or ``timeout`` s); True if it does."""
@@ -268,6 +310,7 @@ class LiveMasker:
         with self._settings_lock:
             view = self._view  # read once per frame
         self._seq += 1
+        motion = self.motion.step(frame, self._seq) if self.options.optical_flow else None
         with self._cond:
             self._pending = (self._seq, frame, captured)
             self._cond.notify()
@@ -279,11 +322,14 @@ class LiveMasker:
             reason = "starting"
         elif now - result.captured > self.options.deadline_s:
             reason = "stalled"
-        hidden = None
+        hidden = text_paused = regions = None
         if reason is None:
             try:
-                hidden = self._track(result, frame, view)
+                hidden = self._track(result, frame, view, motion)
                 out = view.render(frame, hidden)
+                text_paused, regions = self._text_gaps(frame, motion, now, view)
+                if regions is not None and len(regions):
+                    fill_regions(out, regions, view.redaction.colour_bgr)
             except Exception as exc:  # noqa: BLE001 - fail closed on a tracking/rendering bug too
                 log.warning("live masking failed: %s", exc)
                 reason = f"error: {type(exc).__name__}: {exc}"
@@ -292,6 +338,7 @@ class LiveMasker:
             if self.options.banner:
                 draw_banner(out, reason)
             self._paused += 1
+        self._text_paused += text_paused is not None
         done = self.clock()
         self._frames += 1
         if self._last_t is not None and done > self._last_t:
@@ -299,38 +346,59 @@ class LiveMasker:
             self._fps = inst if self._fps == 0 else 0.9 * self._fps + 0.1 * inst
         self._last_t = done
         self._latency = done - captured
-        return LiveFrame(out, reason is None, reason, self._latency, self._fps, hidden)
+        return LiveFrame(out, reason is None, reason, self._latency, self._fps, hidden, text_paused, regions)
 
-    def _track(self, result: _Result, frame: np.ndarray, view: Pipeline) -> Detections:
+    def _track(self, result: _Result, frame: np.ndarray, view: Pipeline, motion: FrameMotion | None) -> Detections:
         if result.seq == self._applied_seq:
-            return self.tracker.update(None, frame)
+            return self.tracker.update(None, frame, motion=motion)
         self._applied_seq = result.seq
-        dets = view.select(result.detections)
-        if result.gray is not None:
-            # The result belongs to an older frame: move its boxes to this frame by optical flow
-            # and keep the union of old and moved box, so motion during detection is covered.
-            dets = follow(dets, result.gray, to_flow_gray(frame) if len(dets) else None, True)
-        # Objects may be new (no velocity yet) and the result is ``lag`` frames old: grow its boxes
-        # by a prior speed per frame of lag so a first sighting is not outrun by the object.
-        lag = max(1.0, (self.clock() - result.captured) * self.options.fps)
-        if len(dets):
-            grow = self.options.prior_speed * min(frame.shape[:2]) * lag
-            dets = dets.with_boxes(dets.xyxy + np.array([-grow, -grow, grow, grow], np.float32))
-        return self.tracker.update(dets, frame)
+        if self._applied_captured is not None and result.captured > self._applied_captured:
+            gap = result.captured - self._applied_captured
+            self._tick_s = gap if self._tick_s == 0 else 0.8 * self._tick_s + 0.2 * gap
+            # At least two detector ticks: one missed detection must not unmask an object.
+            hold = max(self.options.hold_s, 2 * self._tick_s)
+            if hold != self.tracker.settings.hold:
+                self.tracker.settings = replace(self._tracker_settings, hold=hold)
+        self._applied_captured = result.captured
+        dets = view.select(result.detections, frame.shape[:2])
+        if motion is not None:  # the result belongs to an older frame: move it by the measured motion
+            dets = self._carry(dets, result.seq, result.gray, motion.seq, (motion.gray, motion.scale))
+        return self.tracker.update(dets, frame, t=result.captured, motion=motion)
+
+    def _text_gaps(self, frame: np.ndarray, motion: FrameMotion | None, now: float,
+                   view: Pipeline) -> tuple[str | None, np.ndarray | None]:  # fmt: skip
+        """(why text protection is paused, regions to fill) — (None, None) while OCR is current."""
+        if self._ocr is None or not any(view.policy.hides(c) for c in self._text_classes):
+            return None, None
+        with self._cond:
+            read, error = self._ocr_read, self._ocr_error
+        since = read.captured if read is not None else self._started
+        if error is None and now - since <= self.options.ocr_deadline_s:
+            return None, None
+        why = f"OCR failed ({error})" if error is not None else f"OCR {now - since:.1f} s behind"
+        h, w = frame.shape[:2]
+        whole = np.array([[0, 0, w, h]], np.float32)
+        if read is None or read.gray is None or motion is None:
+            return f"text unprotected: {why}; frame hidden", whole
+        moved = self.motion.between(read.seq, motion.seq)
+        if moved is None:
+            return f"text unprotected: {why}; frame hidden", whole
+        regions = changed_boxes(read.gray[0], motion.gray, motion.scale, moved[0])
+        return f"text unprotected where the picture changed: {why}", regions
 
     def telemetry(self) -> LiveTelemetry:
         """FPS, capture→masked latency, detector time and age of its newest result, provider, OCR."""
         with self._cond:
             result, detect_s, n = self._result, self._detect_s, self._n_results
-            ocr_error, ocr_results = self._ocr_error, self._ocr_results
+            ocr_error, ocr_results, read = self._ocr_error, self._ocr_results, self._ocr_read
         now = self.clock()
         age = (now - result.captured) if result is not None else float("inf")
         st = self._ocr
         ocr_s = st.latency_s if st is not None else 0.0
-        ocr_age = now - st.captured if st is not None and ocr_results else float("inf")
+        ocr_age = now - read.captured if read is not None else float("inf")
         providers = [str(getattr(d, "provider", "CPU")) for d in self.pipeline.detectors]
         return LiveTelemetry(self._fps, self._latency, detect_s, age, ", ".join(providers) or "none", self._frames,
-                             self._paused, n, ocr_s, ocr_age, ocr_results, ocr_error)  # fmt: skip
+                             self._paused, n, ocr_s, ocr_age, ocr_results, ocr_error, self._text_paused)  # fmt: skip
 
     def close(self) -> None:
         """Stop the detector and OCR threads and join them (each finishes the frame it is on)."""

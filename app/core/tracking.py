@@ -2,9 +2,14 @@
 
 * Its output is a superset of its input: every input detection is emitted on the frame it
   arrives (a new object is masked on its first frame), its box only grown.
-* A box the detector loses keeps being masked for ``hold_frames``, moved by its estimated motion
-  (sparse optical flow when a frame is given, else constant velocity) and dilated as it ages.
-* Boxes are padded by their speed, so a fast object does not outrun its mask.
+* A box the detector loses keeps being masked for ``hold`` (on the clock the caller gives:
+  capture seconds in live mode, frames otherwise), moved by the *measured* motion: per-box
+  Lucas–Kanade started at the frame's global shift (``app.core.motion``) when frames are given,
+  else its constant velocity.
+* A held box grows only by what was not measured: ``error_sigmas`` × the root of the summed
+  squared per-frame motion errors (or, without frames, of its speed), capped at ``max_dilate_px``.
+  A static box on a static picture stays the size it was detected; nothing grows by a fixed
+  amount per frame of age.
 
 Off-the-shelf trackers that only report confirmed tracks must not decide what is masked.
 """
@@ -13,36 +18,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.geometry import clip_xyxy, iou_matrix
-
-FLOW_MAX_SIDE = 640  # optical flow runs on a downscaled grey frame: enough for box motion, cheap
+from app.core.motion import FLOW_MAX_SIDE, FrameMotion, MotionEstimator, box_shifts, to_flow_gray  # noqa: F401
 
 
 @dataclass(frozen=True)
 class TrackerSettings:
-    """``hold_frames``: frames a lost box stays masked. ``dilate_per_frame``: fraction of the box
-    size added on each side per frame without a hit (capped at ``max_dilate``). ``motion_pad``:
-    frames of motion added on each side in the direction of travel."""
+    """``hold``: how long a lost box stays masked, in the unit of the ``t`` given to ``update``
+    (frames when none is given). ``motion_pad``: frames of speed added on each side of a box when
+    motion is extrapolated (no frames). ``error_sigmas``/``max_dilate_px``: growth of a held box
+    from its accumulated measured motion error, and its cap in pixels."""
 
-    hold_frames: int = 15
+    hold: float = 15
     iou_match: float = 0.05
     gate_diag: float = 1.0
     gate_growth: float = 0.25
-    dilate_per_frame: float = 0.03
-    max_dilate: float = 1.0
-    motion_pad: float = 2.0
+    motion_pad: float = 1.0
     velocity_smoothing: float = 0.6
-    coast_growth: float = 1.0
+    error_sigmas: float = 3.0
+    max_dilate_px: float = 48.0
     optical_flow: bool = True
-
-    @classmethod
-    def for_fps(cls, fps: float, hold_s: float = 1.0, **kw) -> "TrackerSettings":
-        """Settings with the hold expressed in seconds at ``fps``."""
-        return cls(hold_frames=max(1, int(round(hold_s * (fps or 30.0)))), **kw)
 
 
 @dataclass
@@ -53,42 +51,11 @@ class _Track:
     source: int
     box: np.ndarray  # current estimate, float32 (4,)
     hit_box: np.ndarray  # box at the last hit
+    hit_t: float  # clock time of the last hit
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(4, np.float32))  # px/frame per coordinate
-    since_hit: int = 0
-
-
-def to_flow_gray(frame: np.ndarray) -> tuple[np.ndarray, float]:
-    """Grey, downscaled copy of a (H, W, 3) BGR frame for optical flow, and its scale factor."""
-    h, w = frame.shape[:2]
-    scale = min(1.0, FLOW_MAX_SIDE / max(h, w))
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    if scale < 1.0:
-        gray = cv2.resize(gray, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA)
-    return gray, scale
-
-
-def flow_shift(prev: np.ndarray, cur: np.ndarray, scale: float, xyxy: np.ndarray) -> np.ndarray:
-    """Per-box (dx, dy) in source pixels from pyramidal Lucas–Kanade on a 3×3 grid inside each box.
-
-    ``prev``/``cur`` are outputs of ``to_flow_gray``. Rows are NaN where too few points tracked.
-    """
-    n = len(xyxy)
-    out = np.full((n, 2), np.nan, np.float32)
-    if not n:
-        return out
-    f = np.array([0.2, 0.5, 0.8], np.float32)
-    fx, fy = np.meshgrid(f, f)
-    b = xyxy * scale
-    px = b[:, None, 0] + (b[:, None, 2] - b[:, None, 0]) * fx.reshape(1, -1)
-    py = b[:, None, 1] + (b[:, None, 3] - b[:, None, 1]) * fy.reshape(1, -1)
-    pts = np.stack([px, py], -1).reshape(-1, 1, 2).astype(np.float32)
-    nxt, status, _ = cv2.calcOpticalFlowPyrLK(prev, cur, pts, None, winSize=(15, 15), maxLevel=2)
-    d = (nxt - pts).reshape(n, 9, 2) / scale
-    ok = status.reshape(n, 9).astype(bool)
-    for i in range(n):
-        if ok[i].sum() >= 3:
-            out[i] = np.median(d[i][ok[i]], axis=0)
-    return out
+    since_hit: int = 0  # frames
+    variance: float = 0.0  # summed squared motion error since the last hit, px²
+    predicted: np.ndarray | None = None  # where measured motion put it on this frame
 
 
 def grow_xyxy(xyxy: np.ndarray, fraction: np.ndarray | float, extra_x: np.ndarray | float = 0.0,
@@ -115,9 +82,9 @@ def centre_velocity(v_xyxy: np.ndarray) -> np.ndarray:
 class PrivacyTracker:
     """Implements the ``Tracker`` protocol of ``app.core.pipeline``.
 
-    ``update(detections, frame)``: ``detections`` None on frames where no detector ran (stride).
-    The first ``len(detections)`` output rows are the input detections in input order (boxes
-    grown by motion padding), followed by coasted boxes tagged ``Source.TRACKER``.
+    ``update(detections, frame, t, motion)``: ``detections`` None on frames where no detector ran.
+    The first ``len(detections)`` output rows are the input detections in input order (grown to
+    include the track's measured position), followed by held boxes tagged ``Source.TRACKER``.
     ``frame`` (H, W, 3) BGR may be None when optical flow is off.
     """
 
@@ -126,49 +93,72 @@ class PrivacyTracker:
         self.class_names = tuple(class_names)
         self.tracks: list[_Track] = []
         self._next_id = 0
-        self._prev_gray: tuple[np.ndarray, float] | None = None
+        self._motion = MotionEstimator(history=2)
+        self._prev: FrameMotion | None = None
+        self._frames = 0
+        self._clock = 0.0  # newest detector time seen (frames until a time is given)
+        self._timed = False
 
     def reset(self) -> None:
         """Forget every track (e.g. after a seek or a source change)."""
         self.tracks.clear()
-        self._prev_gray = None
+        self._motion.reset()
+        self._prev = None
 
-    def update(self, detections: Detections | None, frame: np.ndarray | None) -> Detections:
-        """Advance one frame and return the boxes to hide on it (superset of ``detections``)."""
+    def update(self, detections: Detections | None, frame: np.ndarray | None, t: float | None = None,
+               motion: FrameMotion | None = None) -> Detections:  # fmt: skip
+        """Advance one frame and return the boxes to hide on it (superset of ``detections``).
+
+        ``t``: the clock time of the frame ``detections`` were found on (live: its capture time,
+        seconds); tracks expire when the newest such time is more than ``hold`` past their last
+        hit, so time passes only when the detector has looked again. A tracker never given ``t``
+        counts one unit per call (frames).
+        ``motion``: this frame's estimate when the caller already has it (else computed here).
+        """
         s = self.settings
+        self._frames += 1
+        if t is not None:
+            self._timed = True
+            if detections is not None:
+                self._clock = max(self._clock, float(t))
+        elif not self._timed:
+            self._clock = float(self._frames)
         if detections is not None:
             self.class_names = detections.class_names
-        self._predict(frame)
-        n_in = 0
+        self._predict(frame, motion)
         matched: set[int] = set()
         det_track: list[_Track] = []
         if detections is not None and len(detections):
-            n_in = len(detections)
-            det_track = self._associate(detections, matched)
-        for t in self.tracks:
-            if id(t) not in matched:
-                t.since_hit += 1
-        self.tracks = [t for t in self.tracks if id(t) in matched or t.since_hit <= s.hold_frames]
-        return self._emit(detections if n_in else None, det_track, matched, frame)
+            det_track = self._associate(detections, matched, self._clock if t is None else float(t))
+        for tr in self.tracks:
+            if id(tr) not in matched:
+                tr.since_hit += 1
+        self.tracks = [tr for tr in self.tracks if id(tr) in matched or self._clock - tr.hit_t <= s.hold]
+        return self._emit(detections if det_track else None, det_track, frame)
 
     # -- steps ---------------------------------------------------------------------------------
-    def _predict(self, frame: np.ndarray | None) -> None:
-        shifts = None
-        if self.settings.optical_flow and frame is not None:
-            cur = to_flow_gray(frame)
-            if self._prev_gray is not None and self.tracks and self._prev_gray[0].shape == cur[0].shape:
-                shifts = flow_shift(self._prev_gray[0], cur[0], cur[1], np.stack([t.box for t in self.tracks]))
-            self._prev_gray = cur
-        for i, t in enumerate(self.tracks):
-            if shifts is not None and np.isfinite(shifts[i, 0]):
-                dx, dy = shifts[i]
-                t.box = t.box + np.array([dx, dy, dx, dy], np.float32)
-            else:
-                t.box = t.box + t.velocity
-
-    def _associate(self, dets: Detections, matched: set[int]) -> list[_Track]:
+    def _predict(self, frame: np.ndarray | None, motion: FrameMotion | None) -> None:
         s = self.settings
-        boxes = np.stack([t.box for t in self.tracks]) if self.tracks else np.zeros((0, 4), np.float32)
+        prev = self._prev
+        if motion is None and s.optical_flow and frame is not None:
+            motion = self._motion.step(frame)
+        self._prev = motion
+        if motion is not None and prev is not None and self.tracks and prev.gray.shape == motion.gray.shape:
+            boxes = np.stack([tr.box for tr in self.tracks])
+            shifts, errors = box_shifts(prev.gray, motion.gray, motion.scale, boxes, motion.shift)
+            for tr, (dx, dy), err in zip(self.tracks, shifts, errors):
+                tr.box = tr.box + np.array([dx, dy, dx, dy], np.float32)
+                tr.variance += float(min(err, s.max_dilate_px)) ** 2
+        else:
+            for tr in self.tracks:  # no pixels: constant velocity, its speed as the uncertainty
+                tr.box = tr.box + tr.velocity
+                tr.variance += float(np.abs(tr.velocity).max()) ** 2
+        for tr in self.tracks:
+            tr.predicted = tr.box.copy()
+
+    def _associate(self, dets: Detections, matched: set[int], t: float) -> list[_Track]:
+        s = self.settings
+        boxes = np.stack([tr.box for tr in self.tracks]) if self.tracks else np.zeros((0, 4), np.float32)
         iou = iou_matrix(dets.xyxy, boxes) if len(boxes) else np.zeros((len(dets), 0))
         if len(boxes):
             # Fast or small objects may not overlap their prediction: also accept a detection whose
@@ -176,11 +166,11 @@ class PrivacyTracker:
             dc = (dets.xyxy[:, None, :2] + dets.xyxy[:, None, 2:]) / 2 - (boxes[None, :, :2] + boxes[None, :, 2:]) / 2
             dist = np.hypot(dc[..., 0], dc[..., 1])
             diag = np.hypot(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])[None, :]
-            unseen = np.array([t.since_hit for t in self.tracks], np.float32)[None, :]
+            unseen = np.array([tr.since_hit for tr in self.tracks], np.float32)[None, :]
             gate = diag * (s.gate_diag + s.gate_growth * unseen)  # search wider the longer unseen
             near = np.clip(1 - dist / np.maximum(gate, 1e-6), 0, 1)
             iou = np.where(iou >= s.iou_match, 1.0 + iou, near * 0.99)
-            same = dets.class_ids[:, None] == np.array([t.class_id for t in self.tracks])[None, :]
+            same = dets.class_ids[:, None] == np.array([tr.class_id for tr in self.tracks])[None, :]
             iou = np.where(same, iou, 0.0)
         out: list[_Track | None] = [None] * len(dets)
         # Greedy by IoU, one detection per track.
@@ -188,39 +178,41 @@ class PrivacyTracker:
             i, j = divmod(int(flat), iou.shape[1]) if iou.shape[1] else (0, 0)
             if not iou.shape[1] or iou[i, j] <= 0:
                 break
-            t = self.tracks[j]
-            if out[i] is not None or id(t) in matched:
+            tr = self.tracks[j]
+            if out[i] is not None or id(tr) in matched:
                 continue
-            out[i] = t
-            matched.add(id(t))
+            out[i] = tr
+            matched.add(id(tr))
             box = dets.xyxy[i]
-            gap = max(1, t.since_hit + 1)
-            v = centre_velocity((box - t.hit_box) / gap)
-            t.velocity = (s.velocity_smoothing * v + (1 - s.velocity_smoothing) * t.velocity).astype(np.float32)
-            t.box, t.hit_box, t.since_hit = box.copy(), box.copy(), 0
-            t.score, t.source = float(dets.scores[i]), int(dets.sources[i])
+            gap = max(1, tr.since_hit + 1)
+            v = centre_velocity((box - tr.hit_box) / gap)
+            tr.velocity = (s.velocity_smoothing * v + (1 - s.velocity_smoothing) * tr.velocity).astype(np.float32)
+            tr.box, tr.hit_box, tr.since_hit, tr.variance, tr.hit_t = box.copy(), box.copy(), 0, 0.0, t
+            tr.score, tr.source = float(dets.scores[i]), int(dets.sources[i])
         for i in range(len(dets)):
             if out[i] is None:  # a new object: it becomes a track and is masked now
-                t = _Track(self._next_id, int(dets.class_ids[i]), float(dets.scores[i]), int(dets.sources[i]),
-                           dets.xyxy[i].copy(), dets.xyxy[i].copy())  # fmt: skip
+                tr = _Track(self._next_id, int(dets.class_ids[i]), float(dets.scores[i]), int(dets.sources[i]),
+                            dets.xyxy[i].copy(), dets.xyxy[i].copy(), t, predicted=dets.xyxy[i].copy())  # fmt: skip
                 self._next_id += 1
-                self.tracks.append(t)
-                matched.add(id(t))
-                out[i] = t
+                self.tracks.append(tr)
+                matched.add(id(tr))
+                out[i] = tr
         return out  # type: ignore[return-value]
 
-    def _emit(self, dets: Detections | None, det_track: list[_Track], matched: set[int],
-              frame: np.ndarray | None) -> Detections:  # fmt: skip
-        s = self.settings
+    def _emit(self, dets: Detections | None, det_track: list[_Track], frame: np.ndarray | None) -> Detections:
         rows: list[tuple[np.ndarray, float, int, int, int]] = []
+        hit = {id(tr) for tr in det_track}
         if dets is not None:
-            for i, t in enumerate(det_track):
-                rows.append((self._grown(dets.xyxy[i], t, 0), float(dets.scores[i]), int(dets.class_ids[i]),
-                             t.track_id, int(dets.sources[i])))  # fmt: skip
-        for t in self.tracks:
-            if id(t) in matched and dets is not None:
+            for i, tr in enumerate(det_track):
+                # A hit is masked where it was found and where the track's measured motion put
+                # the object: a detection from an older frame may lag the object.
+                box = self._padded(dets.xyxy[i], tr)
+                box = np.concatenate([np.minimum(box[:2], tr.predicted[:2]), np.maximum(box[2:], tr.predicted[2:])])
+                rows.append((box, float(dets.scores[i]), int(dets.class_ids[i]), tr.track_id, int(dets.sources[i])))
+        for tr in self.tracks:
+            if id(tr) in hit:
                 continue
-            rows.append((self._grown(t.box, t, t.since_hit), t.score, t.class_id, t.track_id, int(Source.TRACKER)))
+            rows.append((self._grown(tr), tr.score, tr.class_id, tr.track_id, int(Source.TRACKER)))
         if not rows:
             return Detections.empty(self.class_names)
         xyxy = np.stack([r[0] for r in rows]).astype(np.float32)
@@ -229,12 +221,15 @@ class PrivacyTracker:
         return Detections(xyxy, [r[1] for r in rows], [r[2] for r in rows], self.class_names,
                           [r[3] for r in rows], [r[4] for r in rows])  # fmt: skip
 
-    def _grown(self, box: np.ndarray, t: _Track, age: int) -> np.ndarray:
+    def _padded(self, box: np.ndarray, tr: _Track) -> np.ndarray:
+        """A box grown by ``motion_pad`` frames of speed, when motion is extrapolated (no pixels)."""
+        if self._prev is not None:
+            return box
+        speed = np.abs(tr.velocity)
+        pad = self.settings.motion_pad
+        return grow_xyxy(box, 0.0, pad * max(speed[0], speed[2]), pad * max(speed[1], speed[3]))[0]
+
+    def _grown(self, tr: _Track) -> np.ndarray:
         s = self.settings
-        speed = np.abs(t.velocity)
-        # Coasting: besides following the motion model, allow the object to deviate from it by
-        # ``coast_growth`` × its speed per frame unseen (turns, reversals, braking).
-        extra_x = (s.motion_pad + s.coast_growth * age) * max(speed[0], speed[2])
-        extra_y = (s.motion_pad + s.coast_growth * age) * max(speed[1], speed[3])
-        frac = min(s.dilate_per_frame * age, s.max_dilate)
-        return grow_xyxy(box, frac, extra_x, extra_y)[0]
+        grow = min(s.error_sigmas * float(np.sqrt(tr.variance)), s.max_dilate_px)
+        return grow_xyxy(self._padded(tr.box, tr), 0.0, grow, grow)[0]

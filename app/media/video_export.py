@@ -32,7 +32,8 @@ import numpy as np
 from app.core.async_detector import split_slow_detectors
 from app.core.detections import Detections, Source, concat
 from app.core.errors import Cancelled, OutputError, SourceError
-from app.core.gapfill import GapFillSettings, fill_gaps
+from app.core.gapfill import ClipMotion, GapFillSettings, fill_gaps
+from app.core.motion import MotionEstimator
 from app.core.pipeline import Detector, Pipeline
 from app.core.tracking import PrivacyTracker, TrackerSettings
 from app.media.sinks import VideoFileSink
@@ -210,7 +211,7 @@ def export_video(
 
 def _hidden(pipeline: Pipeline, detectors: tuple[Detector, ...], pixels: np.ndarray) -> Detections:
     """Boxes ``detectors`` find on ``pixels`` that the policy hides, over the pipeline's class table."""
-    return pipeline.select(concat([d.detect(pixels) for d in detectors], pipeline.class_names))
+    return pipeline.select(concat([d.detect(pixels) for d in detectors], pipeline.class_names), pixels.shape[:2])
 
 
 def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
@@ -219,9 +220,10 @@ def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
     fast, slow = split_slow_detectors(pipeline.detectors)
     names = pipeline.class_names
     hold = max(int(round(options.hold_s * fps)), 2 * options.stride)
-    tracker = PrivacyTracker(TrackerSettings(hold_frames=hold), names)
+    tracker = PrivacyTracker(TrackerSettings(hold=hold), names)
     ocr_every = options.ocr_frames(fps)
-    ocr_tracker = PrivacyTracker(TrackerSettings(hold_frames=hold + ocr_every), names)
+    ocr_tracker = PrivacyTracker(TrackerSettings(hold=hold + ocr_every), names)
+    motion = MotionEstimator(history=2)
     counts = {"detected_frames": 0, "ocr_frames": 0}
 
     def boxes_for(i: int, frame: np.ndarray) -> Detections:
@@ -229,22 +231,23 @@ def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
         if fast and i % options.stride == 0:
             raw = _hidden(pipeline, fast, frame)
             counts["detected_frames"] += 1
-        out = tracker.update(raw, frame)
+        step = motion.step(frame)  # measured once, used by both trackers
+        out = tracker.update(raw, frame, motion=step)
         if not slow:
             return out
         ocr = None
         if i % ocr_every == 0:
             ocr = _hidden(pipeline, slow, frame)
             counts["ocr_frames"] += 1
-        return concat([out, ocr_tracker.update(ocr, frame)], names)
+        return concat([out, ocr_tracker.update(ocr, frame, motion=step)], names)
 
     return boxes_for, counts
 
 
 def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None,
              cancel: threading.Event | None) -> tuple[list[Detections], dict]:  # fmt: skip
-    """Pass 1: detections on every stride-th frame and OCR on every OCR-stride-th frame, then gap
-    filling of each into one per-frame plan."""
+    """Pass 1: detections on every stride-th frame, OCR on every OCR-stride-th frame and the
+    measured motion of every frame, then gap filling of each into one per-frame plan."""
     fast, slow = split_slow_detectors(pipeline.detectors)
     inp = open_video_input(source, want_audio=False)
     ocr_every = options.ocr_frames(inp.fps)
@@ -252,18 +255,23 @@ def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress:
     ocr_hits: dict[int, Detections] = {}
     n, hw = 0, None
     est = 2 * inp.est_frames if inp.est_frames else None
+    motion = MotionEstimator(history=2)
+    offsets: list[np.ndarray] = []
+    variance: list[float] = []
     try:
         for frame in decoded_frames(inp, source):
             _check_cancel(cancel)
             run_fast = bool(fast) and n % options.stride == 0
             run_ocr = bool(slow) and n % ocr_every == 0
-            if run_fast or run_ocr or hw is None:
-                pixels, _ = upright(frame)
-                hw = pixels.shape[:2]
-                if run_fast:
-                    hits[n] = _hidden(pipeline, fast, pixels)
-                if run_ocr:
-                    ocr_hits[n] = _hidden(pipeline, slow, pixels)
+            pixels, _ = upright(frame)
+            hw = pixels.shape[:2]
+            step = motion.step(pixels)  # a pan or scroll moves every held box with the picture
+            offsets.append(step.offset)
+            variance.append(step.variance)
+            if run_fast:
+                hits[n] = _hidden(pipeline, fast, pixels)
+            if run_ocr:
+                ocr_hits[n] = _hidden(pipeline, slow, pixels)
             n += 1
             if progress:
                 progress(n, est)
@@ -274,13 +282,14 @@ def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress:
     hold = int(round(options.hold_s * inp.fps))
     max_gap = int(round(options.max_gap_s * inp.fps))
     settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * options.stride), hold_frames=max(hold, options.stride))
-    plan = fill_gaps(hits, n, hw, pipeline.class_names, settings)
+    clip_motion = ClipMotion(np.array(offsets, np.float32).reshape(-1, 2), np.array(variance, np.float64))
+    plan = fill_gaps(hits, n, hw, pipeline.class_names, settings, clip_motion)
     if ocr_hits:
         # Held for at least one OCR stride both ways (text that appears between two OCR frames is
         # back-filled from the later one) and linked across one OCR frame that missed it.
         ocr_settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * ocr_every + 1),
                                        hold_frames=max(hold, ocr_every))  # fmt: skip
-        ocr_plan = fill_gaps(ocr_hits, n, hw, pipeline.class_names, ocr_settings)
+        ocr_plan = fill_gaps(ocr_hits, n, hw, pipeline.class_names, ocr_settings, clip_motion)
         plan = _merge_plans(plan, ocr_plan, pipeline.class_names)
     info = {"detected_frames": len(hits), "ocr_frames": len(ocr_hits),
             "hits": sum(len(d) for d in hits.values()) + sum(len(d) for d in ocr_hits.values())}  # fmt: skip

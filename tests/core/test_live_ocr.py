@@ -132,16 +132,83 @@ def test_ocr_resubmitted_after_each_run_when_interval_is_zero():
         pump_until(m, fast, lambda out: ocr.calls >= 3 and masked(out, OCR_BOX))
 
 
-def test_ocr_error_is_reported_and_does_not_blank_output():
+def test_ocr_down_from_the_start_leaves_text_unprotected_so_the_frame_is_filled_and_says_so():
     ocr = SlowOcr(fail=True)
     ocr.gate.set()
     m, fast = masker(ocr)
     with m:
         pump_until(m, fast, lambda out: m.telemetry().ocr_error is not None)
         out = pump_until(m, fast, lambda out: True)
-        assert out.protected and out.reason is None and masked(out, FAST_BOX)
-        assert out.frame[35, 49].min() == 200  # OCR found nothing: that spot stays visible
-        assert "ocr model exploded" in m.telemetry().ocr_error
+        assert out.protected and out.reason is None and masked(out, FAST_BOX)  # the fast tier still works
+        assert out.text_paused is not None and "ocr model exploded" in out.text_paused
+        assert out.frame.max() == 0  # OCR never read this picture: its text may be anywhere
+        assert "ocr model exploded" in m.telemetry().ocr_error and m.telemetry().text_paused_frames >= 1
+
+
+class FlakyOcr(SlowOcr):
+    """Reads ``OCR_BOX`` once, then fails on every later call."""
+
+    def detect(self, frame):
+        if self.calls >= 1:
+            self.calls += 1
+            raise RuntimeError("ocr went away")
+        return super().detect(frame)
+
+
+def textured(seed=0):
+    return np.random.default_rng(seed).integers(0, 255, (48, 64, 3), dtype=np.uint8)
+
+
+def test_ocr_failing_after_a_read_fills_only_the_regions_that_changed_since():
+    ocr = FlakyOcr()
+    ocr.gate.set()
+    fast = FastDetector()
+    opts = LiveOptions(banner=False, ocr_interval_s=0.0)
+    m = LiveMasker(Pipeline([fast, ocr], Policy(classes=None)), opts, clock=Clock())
+    base = textured()
+    with m:
+        def step_frame(img):
+            fast.tick.clear()
+            out = m.process(img.copy())
+            fast.tick.wait(0.05)
+            return out
+
+        for _ in range(500):
+            out = step_frame(base)
+            if m.telemetry().ocr_results and m.telemetry().ocr_error and out.protected:
+                break
+        out = step_frame(base)
+        assert out.text_paused is not None and "ocr went away" in out.text_paused
+        assert masked(out, OCR_BOX)  # the last good read still covers the unchanged picture
+        assert (out.frame[30:44, 2:30] == base[30:44, 2:30]).all()  # unchanged, unboxed: visible
+        changed = base.copy()
+        changed[4:20, 36:60] = 255 - changed[4:20, 36:60]  # new content OCR has not read
+        out = step_frame(changed)
+        assert out.frame[8:16, 40:56].max() == 0  # hidden: text there would be unprotected
+        assert (out.frame[30:44, 2:14] == changed[30:44, 2:14]).all()
+
+
+class TickClock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+def test_ocr_slower_than_its_deadline_pauses_text_protection_only():
+    ocr = SlowOcr()  # never finishes: the gate stays shut until the end
+    fast = FastDetector()
+    clock = TickClock()
+    m = LiveMasker(Pipeline([fast, ocr], Policy(classes=None)),
+                   LiveOptions(optical_flow=False, banner=False, ocr_deadline_s=4.0), clock=clock)  # fmt: skip
+    with m:
+        out = pump_until(m, fast, lambda out: out.protected)
+        assert out.text_paused is None and out.frame[35, 49].min() == 200  # within the deadline
+        clock.t = 5.0
+        out = pump_until(m, fast, lambda out: out.protected and out.text_paused is not None)
+        assert "behind" in out.text_paused and out.frame.max() == 0
+        ocr.gate.set()
 
 
 def test_ocr_alone_runs_on_the_tick_and_drives_fail_closed():
@@ -158,7 +225,10 @@ def test_ocr_alone_runs_on_the_tick_and_drives_fail_closed():
 def test_set_settings_changes_style_and_policy_mid_session():
     ocr = SlowOcr()
     ocr.gate.set()
-    m, fast = masker(ocr)
+    fast = FastDetector()
+    clock = TickClock()
+    m = LiveMasker(Pipeline([fast, ocr], Policy(classes=None)),
+                   LiveOptions(optical_flow=False, banner=False, ocr_interval_s=0.0), clock=clock)  # fmt: skip
     with m:
         pump_until(m, fast, lambda out: masked(out, FAST_BOX))
         m.set_settings(redaction=RedactionSettings(colour_bgr=(0, 0, 255)))
@@ -166,5 +236,10 @@ def test_set_settings_changes_style_and_policy_mid_session():
         assert tuple(out.frame[8, 9]) == (0, 0, 255)
         m.set_settings(policy=Policy(classes=frozenset({"phone_number"})))
         assert m.settings()[0].classes == frozenset({"phone_number"})
+
+        def later(out):  # time passes on the capture clock; the hold is counted in it
+            clock.t += 0.05
+            return out.frame[8, 9].min() == 200
+
         # The email box is no longer selected; the tracker lets it go after its hold.
-        pump_until(m, fast, lambda out: out.frame[8, 9].min() == 200)
+        pump_until(m, fast, later)

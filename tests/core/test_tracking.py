@@ -28,7 +28,7 @@ def frame():
 @pytest.mark.parametrize("flow", [False, True])
 def test_output_is_superset_of_input_every_frame(flow):
     rng = np.random.default_rng(0)
-    tr = PrivacyTracker(TrackerSettings(hold_frames=5, optical_flow=flow))
+    tr = PrivacyTracker(TrackerSettings(hold=5, optical_flow=flow))
     for _ in range(40):
         n = int(rng.integers(0, 4))
         xy = rng.uniform(0, 80, (n, 2))
@@ -48,7 +48,7 @@ def test_new_detection_masked_on_its_first_frame_and_gets_track_id():
 
 
 def test_lost_box_coasts_with_velocity_dilates_and_expires_after_hold():
-    tr = PrivacyTracker(TrackerSettings(hold_frames=4, optical_flow=False), NAMES)
+    tr = PrivacyTracker(TrackerSettings(hold=4, optical_flow=False), NAMES)
     for i in range(3):  # moving right 5 px/frame
         out = tr.update(dets([10 + 5 * i, 10, 40 + 5 * i, 30]), frame())
     tid = out.track_ids[0]
@@ -65,7 +65,7 @@ def test_lost_box_coasts_with_velocity_dilates_and_expires_after_hold():
 
 
 def test_stride_frames_carry_boxes_and_reacquire_same_track():
-    tr = PrivacyTracker(TrackerSettings(hold_frames=6, optical_flow=False), NAMES)
+    tr = PrivacyTracker(TrackerSettings(hold=6, optical_flow=False), NAMES)
     out1 = tr.update(dets([10, 10, 40, 30]), frame())
     assert len(tr.update(None, frame())) == 1
     out3 = tr.update(dets([14, 10, 44, 30]), frame())
@@ -85,7 +85,7 @@ def test_optical_flow_follows_a_textured_box():
     img = np.zeros((*HW, 3), np.uint8)
     rng = np.random.default_rng(1)
     patch = rng.integers(0, 255, (20, 30, 3), dtype=np.uint8)
-    tr = PrivacyTracker(TrackerSettings(hold_frames=10, optical_flow=True, dilate_per_frame=0.0), NAMES)
+    tr = PrivacyTracker(TrackerSettings(hold=10, optical_flow=True), NAMES)
     f0 = img.copy(); f0[20:40, 20:50] = patch
     tr.update(dets([20, 20, 50, 40]), f0)
     f1 = img.copy(); f1[20:40, 26:56] = patch  # moved 6 px right, not detected

@@ -1,0 +1,75 @@
+"""Box-size sanity per class: a box far larger than its class can plausibly be on screen must be
+confident to count, so one false whole-frame "house number" cannot black out a video for seconds.
+
+The limits are what the classes are, not figures fitted to any data set: a line of text (an
+e-mail, a phone number) is a line, not half the frame; a face in a video is rarely more than
+half of it; a document may fill the frame. A box over its class limit is kept only with a score
+of at least ``strong_score`` (more likely right than wrong); a weaker one is dropped before it
+reaches the tracker. Manual boxes (drawn by the user) are always kept. Used by the video export
+and live paths through ``Pipeline.select(raw, hw)``; still images are reviewed by the user and
+keep every box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+from app.core.detections import Detections, Source
+
+
+@dataclass(frozen=True)
+class SizeLimit:
+    """Largest plausible box as fractions of the frame: ``height`` of its height, ``area`` of its area."""
+
+    height: float = 1.0
+    area: float = 1.0
+
+
+_LINE = SizeLimit(height=0.2, area=0.2)  # one line (or a short block) of text
+_SMALL_OBJECT = SizeLimit(height=0.6, area=0.35)  # plates, signs, codes, signatures: held in view, not filling it
+DEFAULT_LIMITS: Mapping[str, SizeLimit] = MappingProxyType(
+    {
+        **{name: _LINE for name in (
+            "email", "phone_number", "person_name", "card_number", "bank_account", "id_number", "date_of_birth",
+            "username", "password", "verification_code", "secret_key", "ip_address",
+        )},  # fmt: skip
+        "postal_address": SizeLimit(height=0.4, area=0.3),  # a few lines
+        "face": SizeLimit(height=0.9, area=0.5),
+        **{name: _SMALL_OBJECT for name in ("license_plate", "house_number", "street_sign", "qr_code", "barcode",
+                                             "signature")},  # fmt: skip
+    }
+)
+
+
+@dataclass(frozen=True)
+class BoxSanity:
+    """Per-class size limits (classes not listed have none) and the score that overrides them."""
+
+    limits: Mapping[str, SizeLimit] = field(default_factory=lambda: DEFAULT_LIMITS)
+    strong_score: float = 0.5
+
+    def implausible(self, detections: Detections, hw: tuple[int, int]) -> np.ndarray:
+        """(N,) bool: boxes over their class limit in an ``hw`` frame (before the score check)."""
+        n = len(detections)
+        if not n:
+            return np.zeros(0, bool)
+        h, w = hw
+        names = detections.class_names
+        max_h = np.array([self.limits.get(c, SizeLimit()).height for c in names], np.float32)[detections.class_ids]
+        max_a = np.array([self.limits.get(c, SizeLimit()).area for c in names], np.float32)[detections.class_ids]
+        xyxy = detections.xyxy
+        bw = np.clip(xyxy[:, 2], 0, w) - np.clip(xyxy[:, 0], 0, w)
+        bh = np.clip(xyxy[:, 3], 0, h) - np.clip(xyxy[:, 1], 0, h)
+        return (bh > max_h * h) | (bw * bh > max_a * h * w)
+
+    def apply(self, detections: Detections, hw: tuple[int, int]) -> Detections:
+        """``detections`` without the weak implausible boxes (manual boxes always kept)."""
+        if not len(detections):
+            return detections
+        drop = self.implausible(detections, hw) & (detections.scores < self.strong_score)
+        drop &= detections.sources != Source.MANUAL
+        return detections.take(~drop) if drop.any() else detections

@@ -1,0 +1,202 @@
+"""Measured frame motion: a global shift per frame (pans, scrolls) and per-box shifts, each with
+its measured error, so held boxes move with the picture and grow only by what was not measured.
+
+* ``global_shift``: phase correlation on a downscaled grey frame (a pan or a scroll is one rigid
+  shift), refined and checked with pyramidal Lucas–Kanade on a sparse grid. The error is the
+  median misfit of the grid points against that shift: small for a pan, large for a cut.
+* ``box_shifts``: Lucas–Kanade on a 3×3 grid inside each box, started at the global shift, so a
+  box on a moving object follows the object and a box on the scrolled page follows the page.
+* ``MotionEstimator``: one call per frame; keeps the cumulative offset and error variance by
+  frame number, so boxes found on an older frame (a slow detector) can be moved to this one.
+
+Everything here is in source-frame pixels outside the helpers that say otherwise.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+FLOW_MAX_SIDE = 640  # optical flow runs on a downscaled grey frame: enough for box motion, cheap
+PHASE_MAX_SIDE = 320  # phase correlation needs even less: it only finds the dominant shift
+MIN_RESPONSE = 0.05  # below this, the phase peak is noise (a cut, a flat frame): trust LK only
+LK_WIN = (15, 15)
+LK_LEVELS = 3
+
+
+def to_flow_gray(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    """Grey, downscaled copy of a (H, W, 3) BGR frame for optical flow, and its scale factor."""
+    h, w = frame.shape[:2]
+    scale = min(1.0, FLOW_MAX_SIDE / max(h, w))
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    if scale < 1.0:
+        gray = cv2.resize(gray, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA)
+    return gray, scale
+
+
+@dataclass(frozen=True)
+class Shift:
+    """Content motion from one frame to the next: (dx, dy) source px; ``error_px``: measured
+    misfit of that rigid shift (median over a point grid), the per-frame motion uncertainty."""
+
+    dx: float
+    dy: float
+    error_px: float
+
+    @property
+    def vector(self) -> np.ndarray:
+        return np.array([self.dx, self.dy], np.float32)
+
+
+ZERO_SHIFT = Shift(0.0, 0.0, 0.0)
+
+
+def _lk(prev: np.ndarray, cur: np.ndarray, pts: np.ndarray, init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lucas–Kanade from ``pts`` (M, 2) started at ``pts + init``: flows (M, 2) and ok mask (M,)."""
+    p0 = pts.reshape(-1, 1, 2).astype(np.float32)
+    p1 = (pts + init).reshape(-1, 1, 2).astype(np.float32)
+    nxt, status, _ = cv2.calcOpticalFlowPyrLK(prev, cur, p0, p1, winSize=LK_WIN, maxLevel=LK_LEVELS,
+                                              flags=cv2.OPTFLOW_USE_INITIAL_FLOW)  # fmt: skip
+    ok = status.reshape(-1).astype(bool)
+    h, w = cur.shape[:2]
+    nxt = nxt.reshape(-1, 2)
+    ok &= (nxt[:, 0] >= 0) & (nxt[:, 1] >= 0) & (nxt[:, 0] < w) & (nxt[:, 1] < h)
+    return nxt - pts, ok
+
+
+def global_shift(prev: np.ndarray, cur: np.ndarray, scale: float) -> Shift:
+    """Dominant rigid shift between two ``to_flow_gray`` images (same shape), in source px."""
+    if prev.shape != cur.shape or min(prev.shape[:2]) < 16:
+        return Shift(0.0, 0.0, float("inf"))
+    h, w = prev.shape[:2]
+    s2 = min(1.0, PHASE_MAX_SIDE / max(h, w))
+    size = (max(16, int(w * s2)), max(16, int(h * s2)))
+    a = cv2.resize(prev, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    b = cv2.resize(cur, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    (px, py), response = cv2.phaseCorrelate(a, b, cv2.createHanningWindow(size, cv2.CV_32F))
+    init = np.array([px / s2, py / s2], np.float32) if response >= MIN_RESPONSE else np.zeros(2, np.float32)
+    gx, gy = np.meshgrid(np.linspace(0.08, 0.92, 10) * w, np.linspace(0.08, 0.92, 7) * h)
+    pts = np.stack([gx.ravel(), gy.ravel()], 1).astype(np.float32)
+    flow, ok = _lk(prev, cur, pts, init)
+    if ok.sum() < 6:
+        return Shift(float(init[0] / scale), float(init[1] / scale), float("inf"))
+    d = np.median(flow[ok], axis=0)
+    err = float(np.median(np.hypot(*(flow[ok] - d).T)))
+    return Shift(float(d[0] / scale), float(d[1] / scale), err / scale)
+
+
+def box_shifts(prev: np.ndarray, cur: np.ndarray, scale: float, xyxy: np.ndarray,
+               shift: Shift = ZERO_SHIFT) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Per-box (dx, dy) source px by Lucas–Kanade on a 3×3 grid inside each (N, 4) xyxy box,
+    started at the global ``shift``, and each box's error (spread of its points, source px).
+    A box whose points do not track takes the global shift and the global error."""
+    n = len(xyxy)
+    shifts = np.tile(shift.vector, (n, 1)).astype(np.float32)
+    errors = np.full(n, shift.error_px, np.float32)
+    if not n or prev.shape != cur.shape:
+        return shifts, errors
+    f = np.array([0.2, 0.5, 0.8], np.float32)
+    fx, fy = np.meshgrid(f, f)
+    b = np.asarray(xyxy, np.float32) * scale
+    px = b[:, None, 0] + (b[:, None, 2] - b[:, None, 0]) * fx.reshape(1, -1)
+    py = b[:, None, 1] + (b[:, None, 3] - b[:, None, 1]) * fy.reshape(1, -1)
+    pts = np.stack([px, py], -1).reshape(-1, 2)
+    flow, ok = _lk(prev, cur, pts, shift.vector * scale)
+    flow, ok = flow.reshape(n, 9, 2) / scale, ok.reshape(n, 9)
+    for i in range(n):
+        if ok[i].sum() >= 3:
+            d = np.median(flow[i][ok[i]], axis=0)
+            shifts[i] = d
+            errors[i] = float(np.median(np.hypot(*(flow[i][ok[i]] - d).T))) + 0.5 / scale
+    return shifts, errors
+
+
+@dataclass(frozen=True)
+class FrameMotion:
+    """The motion estimate of one frame: its grey copy, scale, shift from the previous frame, and
+    the cumulative offset / error variance since the stream began (for moving old boxes)."""
+
+    seq: int
+    gray: np.ndarray
+    scale: float
+    shift: Shift
+    offset: np.ndarray  # (2,) cumulative (dx, dy) source px
+    variance: float  # cumulative sum of squared per-frame errors
+
+
+class MotionEstimator:
+    """Call ``step(frame)`` once per frame, in order. ``between(a, b)`` moves boxes across frames
+    using the cumulative offsets of the last ``history`` frames."""
+
+    def __init__(self, history: int = 600) -> None:
+        self.history = history
+        self._seq = -1
+        self._last: FrameMotion | None = None
+        self._log: OrderedDict[int, tuple[np.ndarray, float]] = OrderedDict()
+
+    @property
+    def last(self) -> FrameMotion | None:
+        """The newest frame's estimate (None before the first ``step``)."""
+        return self._last
+
+    def reset(self) -> None:
+        """Forget the stream (a seek or source change: no motion across the cut)."""
+        self._last = None
+        self._log.clear()
+
+    def step(self, frame: np.ndarray, seq: int | None = None) -> FrameMotion:
+        """Estimate the motion of (H, W, 3) BGR ``frame`` from the previous one."""
+        self._seq = self._seq + 1 if seq is None else seq
+        gray, scale = to_flow_gray(frame)
+        prev = self._last
+        if prev is None or prev.gray.shape != gray.shape:
+            shift = Shift(0.0, 0.0, 0.0) if prev is None else Shift(0.0, 0.0, float("inf"))
+            offset, var = np.zeros(2, np.float32), 0.0
+        else:
+            shift = global_shift(prev.gray, gray, scale)
+            offset = prev.offset + shift.vector
+            var = prev.variance + min(shift.error_px, 1e6) ** 2
+        self._last = FrameMotion(self._seq, gray, scale, shift, offset, var)
+        self._log[self._seq] = (offset, var)
+        while len(self._log) > self.history:
+            self._log.popitem(last=False)
+        return self._last
+
+    def between(self, seq_from: int, seq_to: int) -> tuple[np.ndarray, float] | None:
+        """Cumulative (dx, dy) and error (px, root of summed variances) from frame ``seq_from`` to
+        ``seq_to``; None when either is no longer (or not yet) in the history."""
+        a, b = self._log.get(seq_from), self._log.get(seq_to)
+        if a is None or b is None:
+            return None
+        return b[0] - a[0], float(np.sqrt(max(0.0, b[1] - a[1])))
+
+
+def changed_boxes(ref: np.ndarray, cur: np.ndarray, scale: float, shift: np.ndarray, block: int = 16,
+                  threshold: int = 24) -> np.ndarray:  # fmt: skip
+    """Regions of ``cur`` not explained by ``ref`` moved by ``shift`` (2,) source px: (K, 4) xyxy
+    source px. Both are ``to_flow_gray`` images; content scrolled in from outside ``ref`` counts
+    as changed. Blocks of ``block`` flow px with any pixel differing by more than ``threshold``
+    grey levels are merged into rectangles (one block of margin)."""
+    if ref.shape != cur.shape:
+        h, w = cur.shape[:2]
+        return np.array([[0, 0, w / scale, h / scale]], np.float32)
+    h, w = cur.shape[:2]
+    m = np.float32([[1, 0, shift[0] * scale], [0, 1, shift[1] * scale]])
+    moved = cv2.warpAffine(ref, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=0)
+    valid = cv2.warpAffine(np.full_like(ref, 255), m, (w, h), flags=cv2.INTER_NEAREST, borderValue=0)
+    diff = cv2.absdiff(cv2.GaussianBlur(moved, (5, 5), 0), cv2.GaussianBlur(cur, (5, 5), 0))
+    changed = ((diff > threshold) | (valid < 255)).astype(np.uint8)
+    gh, gw = -(-h // block), -(-w // block)
+    padded = np.zeros((gh * block, gw * block), np.uint8)
+    padded[:h, :w] = changed
+    grid = padded.reshape(gh, block, gw, block).max(axis=(1, 3))
+    if not grid.any():
+        return np.zeros((0, 4), np.float32)
+    grid = cv2.dilate(grid, np.ones((3, 3), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(grid, connectivity=8)
+    boxes = [[x * block, y * block, (x + bw) * block, (y + bh) * block] for x, y, bw, bh, _ in stats[1:n]]
+    out = np.array(boxes, np.float32) / scale
+    return np.minimum(out, np.array([w, h, w, h], np.float32) / scale)
