@@ -9,6 +9,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from app.core.box_sanity import BoxSanity
 from app.core.detections import Detections, concat
 from app.core.geometry import pad_xyxy
 from app.core.policy import Policy
@@ -92,6 +93,7 @@ class Pipeline:
     policy: Policy = field(default_factory=Policy)
     redaction: RedactionSettings = field(default_factory=RedactionSettings)
     tracker: Tracker | None = None
+    sanity: BoxSanity | None = field(default_factory=BoxSanity)
 
     @property
     def class_names(self) -> tuple[str, ...]:
@@ -106,9 +108,13 @@ class Pipeline:
         """Caveats about the last ``detect`` (e.g. text OCR could not read), for the user."""
         return detector_notes(self.detectors)
 
-    def select(self, raw: Detections) -> Detections:
-        """Boxes to hide under the current policy."""
-        return self.policy.select(raw)
+    def select(self, raw: Detections, hw: tuple[int, int] | None = None) -> Detections:
+        """Boxes to hide under the current policy; with the frame size ``hw`` (video and live),
+        also without weak boxes too large for their class (``BoxSanity``)."""
+        hidden = self.policy.select(raw)
+        if hw is not None and self.sanity is not None:
+            hidden = self.sanity.apply(hidden, hw)
+        return hidden
 
     def render(self, frame: np.ndarray, hidden: Detections) -> np.ndarray:
         """Redacted copy of ``frame`` with ``hidden`` boxes padded and styled."""
@@ -122,7 +128,7 @@ class Pipeline:
     def process(self, frame: np.ndarray, raw: Detections | None = None) -> FrameResult:
         """Run the whole chain on one frame; pass ``raw`` to reuse detections already computed."""
         raw = self.detect(frame) if raw is None else raw
-        hidden = self.select(raw)
+        hidden = self.select(raw, frame.shape[:2] if self.tracker is not None else None)
         if self.tracker is not None:
             hidden = self.tracker.update(hidden, frame)
         return FrameResult(self.render(frame, hidden), hidden, raw)
