@@ -37,7 +37,7 @@ class GapFillSettings:
     coast_speed: float = 0.5
     motion_pad: float = 2.0
     speed_margin: float = 1.5
-    min_speed: float = 1.0
+    min_speed: float = 0.0
 
 
 @dataclass(frozen=True)

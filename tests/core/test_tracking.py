@@ -127,3 +127,53 @@ def test_gap_fill_covers_a_turnaround_between_two_hits():
     plan = fill_gaps(hits, 40, (200, 400), NAMES, GapFillSettings(max_gap_frames=30, hold_frames=3))
     for f in range(0, 30):
         assert contains(plan[f].xyxy, truth(f)), f
+
+
+def textured(seed=0, hw=(180, 320)):
+    return np.random.default_rng(seed).integers(0, 255, (*hw, 3), dtype=np.uint8)
+
+
+def test_held_box_on_a_still_picture_does_not_grow_with_age():
+    img = textured()
+    tr = PrivacyTracker(TrackerSettings(hold=60, optical_flow=True), NAMES)
+    tr.update(dets([100, 60, 160, 90]), img)
+    for _ in range(50):
+        out = tr.update(Detections.empty(NAMES), img)
+    # Measured motion: none; growth only from the flow's resolution, far below any per-frame rule.
+    assert len(out) == 1 and contains(out.xyxy, np.array([100, 60, 160, 90]))
+    assert out.xyxy[0, 2] - out.xyxy[0, 0] < 60 + 2 * 12
+
+
+def test_held_box_moves_with_a_measured_pan():
+    big = textured(1, (240, 560))
+    tr = PrivacyTracker(TrackerSettings(hold=60, optical_flow=True), NAMES)
+    tr.update(dets([100, 60, 160, 90]), np.ascontiguousarray(big[:180, 100:420]))
+    for k in range(1, 21):  # the camera pans: content moves 4 px left per frame
+        out = tr.update(Detections.empty(NAMES), np.ascontiguousarray(big[:180, 100 + 4 * k : 420 + 4 * k]))
+    truth = np.array([20, 60, 80, 90], np.float32)
+    assert contains(out.xyxy, truth)
+    assert out.xyxy[0, 2] - out.xyxy[0, 0] < 60 + 2 * 16  # followed, not grown into a slab
+
+
+def test_timed_hold_counts_detector_time_not_calls():
+    tr = PrivacyTracker(TrackerSettings(hold=0.5, optical_flow=False), NAMES)
+    tr.update(dets([10, 10, 40, 30]), frame(), t=0.0)
+    for _ in range(100):  # a fast source, no new detector result: nothing expires
+        assert len(tr.update(None, frame())) == 1
+    assert len(tr.update(Detections.empty(NAMES), frame(), t=0.4)) == 1  # missed, within the hold
+    assert len(tr.update(Detections.empty(NAMES), frame(), t=0.6)) == 0  # missed 0.6 s after its hit
+
+
+def test_gap_fill_in_scene_coordinates_follows_a_measured_pan_tightly():
+    from app.core.gapfill import ClipMotion
+
+    n = 60
+    offsets = np.stack([-6.0 * np.arange(n), np.zeros(n)], 1).astype(np.float32)  # pan: 6 px/frame left
+    motion = ClipMotion(offsets, np.full(n, 0.0))
+    truth = {f: np.array([300 - 6 * f, 50, 360 - 6 * f, 70], np.float32) for f in range(n)}
+    hits = {f: (dets(truth[f]) if f in (0, 30) else Detections.empty(NAMES)) for f in range(n)}
+    plan = fill_gaps(hits, n, (200, 400), NAMES, GapFillSettings(max_gap_frames=40, hold_frames=10), motion)
+    for f in range(0, 41):
+        assert contains(plan[f].xyxy, np.clip(truth[f], 0, 400)), f
+        union_w = plan[f].xyxy[:, 2].max() - plan[f].xyxy[:, 0].min()
+        assert union_w < 60 + 2 * 4, f  # still about the object's size: nothing grown by age

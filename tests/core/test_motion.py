@@ -1,0 +1,70 @@
+"""Measured motion: the global shift of a pan, per-box flow, and the regions a shift cannot explain."""
+
+import numpy as np
+import pytest
+
+from app.core.motion import MotionEstimator, box_shifts, changed_boxes, global_shift, to_flow_gray
+
+
+def scene(h=360, w=640, seed=0):
+    """A textured picture (blurred noise plus blocks), larger than the view so it can pan."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    img = cv2.GaussianBlur(rng.integers(0, 255, (h, w, 3), dtype=np.uint8), (0, 0), 2)
+    for _ in range(40):
+        x, y = int(rng.integers(0, w - 40)), int(rng.integers(0, h - 30))
+        img[y : y + 30, x : x + 40] = rng.integers(0, 255, 3)
+    return img
+
+
+def view(img, x, y, w=320, h=180):
+    return np.ascontiguousarray(img[y : y + h, x : x + w])
+
+
+@pytest.mark.parametrize("dx,dy", [(0, 0), (7, 0), (-12, 5), (0, -20), (31, 17)])
+def test_global_shift_measures_a_pan(dx, dy):
+    img = scene()
+    a = to_flow_gray(view(img, 100, 80))
+    b = to_flow_gray(view(img, 100 - dx, 80 - dy))  # camera moves left/up: content moves right/down
+    s = global_shift(a[0], b[0], b[1])
+    assert abs(s.dx - dx) < 1.0 and abs(s.dy - dy) < 1.0 and s.error_px < 1.0
+
+
+def test_box_shifts_follow_an_object_moving_against_the_background():
+    img = scene()
+    patch = scene(40, 60, seed=5)
+    f0, f1 = view(img, 50, 50).copy(), view(img, 50, 50).copy()
+    f0[60:100, 100:160] = patch
+    f1[64:104, 109:169] = patch  # object moved (+9, +4); background still
+    a, b = to_flow_gray(f0), to_flow_gray(f1)
+    g = global_shift(a[0], b[0], b[1])
+    shifts, errors = box_shifts(a[0], b[0], b[1], np.array([[100, 60, 160, 100], [10, 120, 60, 170]], np.float32), g)
+    assert np.allclose(shifts[0], [9, 4], atol=1.0)  # the object
+    assert np.allclose(shifts[1], [0, 0], atol=1.0)  # the background
+    assert errors.max() < 3.0
+
+
+def test_estimator_accumulates_offsets_between_frames():
+    img = scene()
+    est = MotionEstimator()
+    for k in range(6):
+        est.step(view(img, 200 - 5 * k, 100), seq=k)  # content moves 5 px right per frame
+    (dx, dy), err = est.between(1, 5)
+    assert abs(dx - 20) < 2 and abs(dy) < 2 and err < 4
+    assert est.between(-3, 5) is None
+
+
+def test_changed_boxes_find_new_content_not_the_pan():
+    img = scene()
+    a = to_flow_gray(view(img, 100, 80))
+    f1 = view(img, 90, 80).copy()  # panned 10 px
+    f1[100:140, 200:260] = 255  # and something new appeared
+    b = to_flow_gray(f1)
+    boxes = changed_boxes(a[0], b[0], b[1], np.array([10.0, 0.0]))
+    inside = lambda x, y: bool(np.any((boxes[:, 0] <= x) & (boxes[:, 2] >= x) & (boxes[:, 1] <= y) & (boxes[:, 3] >= y)))  # noqa: E731
+    assert inside(230, 120)  # the new thing
+    assert inside(3, 90)  # the strip that scrolled in
+    assert not inside(120, 40) and not inside(250, 30)  # content that only moved
+    area = ((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])).sum()
+    assert area < 0.5 * 320 * 180
