@@ -77,3 +77,29 @@ def text_frame(h: int = 64, w: int = 64, text: str = "a@b.io", box=(4, 20, 60, 4
     scale = (y2 - y1) / 30
     cv2.putText(frame, text, (x1 + 1, y2 - 4), cv2.FONT_HERSHEY_SIMPLEX, scale, (20, 20, 20), 1, cv2.LINE_AA)
     return frame
+
+
+ALPHA_TEXT_BOX = (4, 20, 60, 44)  # x0, y0, x1, y1 around the glyphs ``alpha_text_png`` draws
+
+
+def alpha_text_png(path: Path, size: int = 64) -> Path:
+    """An RGBA PNG whose e-mail lives only in the alpha channel: black RGB everywhere, glyphs
+    opaque, background transparent. Readable over white, invisible over black."""
+    from PIL import Image
+
+    alpha = np.zeros((size, size), np.uint8)
+    cv2.putText(alpha, "a@b.c", (5, 40), cv2.FONT_HERSHEY_SIMPLEX, 0.6, 255, 2, cv2.LINE_AA)
+    Image.fromarray(np.dstack([np.zeros((size, size, 3), np.uint8), alpha]), "RGBA").save(path)
+    return path
+
+
+def over(rgba: np.ndarray, background: int) -> np.ndarray:
+    """What a viewer shows: an (H, W, 4) image composited over a flat grey level."""
+    a = rgba[..., 3:4].astype(np.float32) / 255
+    return (rgba[..., :3] * a + background * (1 - a)).round().astype(np.uint8)
+
+
+def region(img: np.ndarray, box=ALPHA_TEXT_BOX) -> np.ndarray:
+    """``img`` cropped to an (x0, y0, x1, y1) box."""
+    x0, y0, x1, y1 = box
+    return img[y0:y1, x0:x1]

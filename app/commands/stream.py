@@ -16,9 +16,10 @@ import threading
 import time
 from fractions import Fraction
 from pathlib import Path
+from typing import Callable
 
 from app.commands.common import add_detection_args, check_class_names, policy_from_args, redaction_from_args
-from app.commands.video import add_video_args, build_detector_list
+from app.commands.video import DetectorList, add_video_args, build_detector_list
 from app.core.errors import VpdError
 from app.core.live import LiveFrame, LiveMasker, LiveOptions, run_live
 from app.core.pipeline import Pipeline
@@ -28,8 +29,8 @@ from app.media.sources import open_source
 _MS = Fraction(1, 1000)  # recordings are timed by the wall clock, in milliseconds
 
 
-def add_parser(sub) -> None:
-    """Register the ``stream`` sub-command."""
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Register the ``stream`` sub-command; returns its parser."""
     p = sub.add_parser("stream", help="mask a camera, screen, window or file live", description=__doc__)
     p.add_argument("--source", required=True, help="camera:N | screen[:N] | window:TITLE | synthetic | FILE")
     p.add_argument("--record", type=Path, default=None, metavar="FILE", help="also write the masked stream to FILE (.mp4)")
@@ -41,8 +42,9 @@ def add_parser(sub) -> None:
     p.add_argument("--max-frames", type=int, default=None, help="stop after N frames")
     p.add_argument("--telemetry-every", type=float, default=2.0, metavar="S", help="print FPS/latency every S seconds")
     add_video_args(p)
-    add_detection_args(p)
+    add_detection_args(p, "live")
     p.set_defaults(run=run)
+    return p
 
 
 class _Preview:
@@ -63,8 +65,9 @@ class _Preview:
         self.cv2.destroyAllWindows()
 
 
-def run(args: argparse.Namespace) -> int:
-    """Stream until the source ends, --duration/--max-frames, or Ctrl-C; 0 ok, 1 source failed, 2 usage."""
+def run(args: argparse.Namespace, build: Callable[[argparse.Namespace], DetectorList] = build_detector_list) -> int:
+    """Stream until the source ends, --duration/--max-frames, or Ctrl-C; 0 ok, 1 source failed, 2 usage.
+    ``build`` makes the detectors (the developer entry point ``app.dev`` passes an oracle)."""
     if not (args.record or args.virtual_camera or args.preview):
         print("error: nothing to show the masked stream on: add --record FILE, --virtual-camera or --preview",
               file=sys.stderr)  # fmt: skip
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         if args.ocr_every < 0:
             raise ValueError(f"--ocr-every must be ≥ 0, got {args.ocr_every}")
         policy, redaction = policy_from_args(args), redaction_from_args(args)
-        detectors, providers, warnings = build_detector_list(args)
+        detectors, providers, warnings = build(args)
         pipeline = Pipeline(detectors, policy, redaction)
         check_class_names(args, pipeline.class_names)
         source = open_source(args.source)
@@ -113,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
     options = LiveOptions(hold_s=hold, deadline_s=args.deadline, fps=source.fps or 30.0, ocr_interval_s=args.ocr_every)
     stop = threading.Event()
     print(f"streaming {args.source} ({w}x{h} @ {source.fps:.0f} fps), providers: {providers}; Ctrl-C stops",
+          file=sys.stderr)  # fmt: skip
+    shown = policy.shown(pipeline.class_names)
+    print(f"not hidden (preset {args.preset}{', --classes' if args.classes else ''}): {', '.join(shown) or 'nothing'}",
           file=sys.stderr)  # fmt: skip
     masker = LiveMasker(pipeline, options)
     sinks.append(_telemetry_printer(masker, args.telemetry_every))

@@ -14,40 +14,40 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 from tqdm import tqdm
 
 from app.commands.common import (
     add_detection_args,
     check_class_names,
-    detector_config,
+    load_detectors,
     policy_from_args,
     redaction_from_args,
 )
 from app.core.errors import Cancelled, VpdError
 from app.core.pipeline import Detector, Pipeline
-from app.inference.factory import build_detectors
 from app.media.video_export import ExportOptions, ExportReport, export_video
-from app.media.video_synthetic import ColourKeyDetector
 
 DEFAULT_STRIDE = 2
 DEFAULT_OCR_EVERY_S = 1.0  # OCR costs 1.7–5 s a 1080p frame on a CPU; text rarely changes faster
 
 
+DetectorList = tuple[tuple[Detector, ...], str, tuple[str, ...]]  # detectors, provider text, warnings
+
+
 def add_video_args(p: argparse.ArgumentParser) -> None:
-    """Options shared by video and stream: hold, OCR rate and the test oracle."""
+    """Options shared by video and stream: hold and OCR rate."""
     g = p.add_argument_group("tracking")
     g.add_argument("--hold", type=float, default=None, metavar="S",
                    help="seconds a lost box stays masked (default: 1.0 for video, 0.5 live)")  # fmt: skip
     g.add_argument("--ocr-every", type=float, default=DEFAULT_OCR_EVERY_S, metavar="S",
                    help="run OCR on one frame every S seconds (video: at least every --stride frames; live: "
                         "at most this often, beside the frame loop) (default: %(default)s)")  # fmt: skip
-    g.add_argument("--fake-detector", action="store_true",
-                   help="testing only: find the key-coloured PII of synthetic clips instead of running a model")  # fmt: skip
 
 
-def add_parser(sub) -> None:
-    """Register the ``video`` sub-command."""
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Register the ``video`` sub-command; returns its parser."""
     p = sub.add_parser("video", help="redact a video file (H.264 out, audio kept)", description=__doc__)
     p.add_argument("input", type=Path, metavar="IN", help="video file (mp4, mov, mkv, webm, avi…)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="OUT",
@@ -60,15 +60,15 @@ def add_parser(sub) -> None:
                    help="one pass with the live tracker instead of two-pass gap filling (less safe)")  # fmt: skip
     p.add_argument("--report", type=Path, default=None, help="write a JSON summary of the export here")
     add_video_args(p)
-    add_detection_args(p)
+    add_detection_args(p, "video")
     p.set_defaults(run=run)
+    return p
 
 
-def build_detector_list(args: argparse.Namespace) -> tuple[tuple[Detector, ...], str, tuple[str, ...]]:
-    """(detectors, provider text, warnings) from the arguments; honours --fake-detector."""
-    if args.fake_detector:
-        return (ColourKeyDetector(),), "oracle (fake detector)", ()
-    built = build_detectors(detector_config(args))
+def build_detector_list(args: argparse.Namespace) -> DetectorList:
+    """(detectors, provider text, warnings) from the arguments. A configured detector that is
+    missing raises ``DetectionIncomplete`` unless ``--allow-missing-detector``."""
+    built = load_detectors(args)
     return built.detectors, built.providers, built.warnings
 
 
@@ -80,15 +80,16 @@ def output_path(args: argparse.Namespace) -> Path:
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    """Export; 0 on success, 1 on a failed export, 2 on a usage or model error, 130 on cancel."""
+def run(args: argparse.Namespace, build: Callable[[argparse.Namespace], DetectorList] = build_detector_list) -> int:
+    """Export; 0 on success, 1 on a failed export, 2 on a usage or model error, 130 on cancel.
+    ``build`` makes the detectors (the developer entry point ``app.dev`` passes an oracle)."""
     try:
         policy = policy_from_args(args)
         redaction = redaction_from_args(args)
         hold = 1.0 if args.hold is None else args.hold
         options = ExportOptions(keep_audio=not args.no_audio, stride=args.stride, hold_s=hold, crf=args.crf,
                                 bidirectional=not args.single_pass, ocr_every_s=args.ocr_every)  # fmt: skip
-        detectors, providers, warnings = build_detector_list(args)
+        detectors, providers, warnings = build(args)
         pipeline = Pipeline(detectors, policy, redaction)
         check_class_names(args, pipeline.class_names)
     except (VpdError, ValueError) as exc:
@@ -115,6 +116,10 @@ def run(args: argparse.Namespace) -> int:
     except VpdError as exc:
         bar.close()
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - boundary: a detector crash; export_video removed the partial file
+        bar.close()
+        print(f"error: export failed, no file written ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         bar.close()

@@ -28,5 +28,10 @@ class DetectorUnavailable(VpdError):
     """An optional detector (face, OCR) cannot run because its package or model is absent."""
 
 
+class DetectionIncomplete(VpdError):
+    """A configured detector is missing or failed, so an output would not hide everything the
+    user asked for. Nothing is written unless the user explicitly accepts it."""
+
+
 class Cancelled(VpdError):
     """The user cancelled a long-running job."""

@@ -34,6 +34,10 @@ PRESETS: Mapping[str, frozenset[str] | None] = MappingProxyType(
     }
 )
 DEFAULT_PRESET = "screenshots"
+# The preset each front end starts with, shared by the GUI tabs and the CLI commands so they agree.
+# Images and video export hide faces; live starts with "streaming" (the streamer's own face stays)
+# and shows on screen what it does not hide (``Policy.shown``).
+DEFAULT_PRESETS: Mapping[str, str] = MappingProxyType({"images": "screenshots", "video": "screenshots", "live": "streaming"})
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,10 @@ class Policy:
     def hides(self, class_name: str) -> bool:
         """True if boxes of ``class_name`` are hidden under this policy."""
         return self.classes is None or class_name in self.classes
+
+    def shown(self, class_names: Iterable[str]) -> tuple[str, ...]:
+        """The classes among ``class_names`` this policy leaves visible, in the given order."""
+        return tuple(n for n in dict.fromkeys(class_names) if not self.hides(n))
 
     def select(self, detections: Detections) -> Detections:
         """Keep the boxes this policy hides: enabled class and score ≥ its threshold."""

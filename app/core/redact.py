@@ -107,7 +107,8 @@ def redact(
     rng: np.random.Generator | None = None,
 ) -> np.ndarray:
     """Return a redacted copy of ``frame`` (H, W, 3) uint8 BGR; ``xyxy`` are already-padded
-    source-pixel boxes. The input frame is never modified."""
+    source-pixel boxes. The input frame is never modified. An image with an alpha channel also
+    needs ``opaque_alpha`` with the same boxes."""
     boxes = integer_boxes(np.asarray(xyxy, np.float32).reshape(-1, 4), frame.shape[:2])
     boxes = boxes[(boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])]
     if settings.style is Style.OUTLINE:
@@ -120,6 +121,18 @@ def redact(
     order = np.argsort(-((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])))
     for x0, y0, x1, y1 in boxes[order]:
         out[y0:y1, x0:x1] = style(out[y0:y1, x0:x1], settings, rng)
+    return out
+
+
+def opaque_alpha(alpha: np.ndarray | None, xyxy: np.ndarray) -> np.ndarray | None:
+    """Copy of an alpha channel (H, W) uint8 made fully opaque inside the already-padded boxes
+    ``xyxy`` (the same whole-pixel boxes ``redact`` fills); None stays None. Without it, text that
+    lives in the alpha channel stays readable over a light or dark background, whatever the fill."""
+    if alpha is None:
+        return None
+    out = alpha.copy()
+    for x0, y0, x1, y1 in integer_boxes(np.asarray(xyxy, np.float32).reshape(-1, 4), alpha.shape[:2]):
+        out[y0:y1, x0:x1] = 255
     return out
 
 

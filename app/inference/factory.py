@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from app.core.errors import DetectorUnavailable, ModelError, VpdError
+from app.core.errors import DetectionIncomplete, DetectorUnavailable, ModelError, VpdError
 from app.core.pipeline import Detector
 from app.inference.vpd_detector import VpdDetector
 
@@ -33,10 +33,24 @@ class DetectorConfig:
 
 @dataclass(frozen=True)
 class BuiltDetectors:
-    """The detectors that loaded, and a human-readable warning for each that did not."""
+    """The detectors that loaded, and a human-readable warning for each configured one that did
+    not. Any warning means detection is incomplete: outputs must not be written unless the user
+    opts in (``require_complete``)."""
 
     detectors: tuple[Detector, ...]
     warnings: tuple[str, ...]
+
+    @property
+    def complete(self) -> bool:
+        """True when every configured detector loaded."""
+        return not self.warnings
+
+    def require_complete(self, opt_out_hint: str = "") -> None:
+        """Raise ``DetectionIncomplete`` naming what is missing, unless every detector loaded."""
+        if self.complete:
+            return
+        hint = f"; {opt_out_hint}" if opt_out_hint else ""
+        raise DetectionIncomplete("detection incomplete, nothing written: " + "; ".join(self.warnings) + hint)
 
     @property
     def providers(self) -> str:
@@ -46,25 +60,27 @@ class BuiltDetectors:
 
 
 def build_detectors(config: DetectorConfig) -> BuiltDetectors:
-    """Load every enabled detector. Raises ``ModelError`` only if none could be loaded."""
+    """Load every enabled detector. A detector that cannot load becomes a warning (callers decide,
+    with ``BuiltDetectors.require_complete``, whether that blocks output); raises ``ModelError``
+    only if none could be loaded, or if the model the user named explicitly cannot be."""
     detectors: list[Detector] = []
     warnings: list[str] = []
     errors: list[VpdError] = []
     if config.use_detector:
         try:
-            detectors.append(VpdDetector.from_path(config.model_path, config.providers, tiling=config.tiling))
-        except (ModelError, DetectorUnavailable) as exc:
+            detectors.append(_loaded("the VPD detector", _load_vpd, config))
+        except VpdError as exc:
             if config.model_path is not None:
-                raise  # a model the user named explicitly must load; only the default may be absent
+                raise  # a model the user named explicitly must load
             errors.append(exc)
             warnings.append(str(exc))
-    # Faces and OCR are optional plug-ins: a missing package becomes a warning, the rest keep working.
-    for enabled, load in ((config.use_faces, _load_faces), (config.use_ocr, _load_ocr)):
+    for enabled, what, load in ((config.use_faces, "the face detector", _load_faces),
+                                (config.use_ocr, "the OCR text-PII recogniser", _load_ocr)):  # fmt: skip
         if not enabled:
             continue
         try:
-            detectors.append(load(config))
-        except (ModelError, DetectorUnavailable) as exc:
+            detectors.append(_loaded(what, load, config))
+        except VpdError as exc:
             errors.append(exc)
             warnings.append(str(exc))
     if not detectors:
@@ -72,6 +88,22 @@ def build_detectors(config: DetectorConfig) -> BuiltDetectors:
             raise errors[0]
         raise ModelError("no detector enabled: enable at least one of the detector, faces or OCR")
     return BuiltDetectors(tuple(detectors), tuple(warnings))
+
+
+def _loaded(what: str, load, config: DetectorConfig) -> Detector:
+    """``load(config)``; any third-party failure (a read-only cache, a protobuf or onnxruntime
+    error) becomes a typed error naming the detector, never a silent "no detector"."""
+    try:
+        return load(config)
+    except VpdError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - boundary: every loading failure must be reported
+        log.debug("loading %s failed", what, exc_info=True)
+        raise DetectorUnavailable(f"{what} could not be loaded ({type(exc).__name__}: {exc})") from exc
+
+
+def _load_vpd(config: DetectorConfig) -> Detector:
+    return VpdDetector.from_path(config.model_path, config.providers, tiling=config.tiling)
 
 
 def _load_faces(config: DetectorConfig) -> Detector:

@@ -40,6 +40,27 @@ class LoadedImage:
     path: Path | None
     alpha: np.ndarray | None = None
 
+    @property
+    def visible(self) -> np.ndarray:
+        """What a viewer sees, for the detectors: ``visible_pixels(pixels, alpha)``."""
+        return visible_pixels(self.pixels, self.alpha)
+
+
+def visible_pixels(pixels_bgr: np.ndarray, alpha: np.ndarray | None) -> np.ndarray:
+    """(H, W, 3) uint8 BGR as a viewer would see the image: with an alpha channel, composited over
+    the background that contrasts with the colour layer (white under dark pixels, black under
+    light ones), so text drawn only in the alpha channel is visible to the detectors. Without
+    alpha, ``pixels_bgr`` itself."""
+    if alpha is None:
+        return pixels_bgr
+    a = alpha.astype(np.float32)[..., None] / 255.0
+    grey = pixels_bgr.mean(axis=2, dtype=np.float32)
+    weight = float(a.sum())
+    ink = float((grey * a[..., 0]).sum() / weight) if weight > 0 else float(grey.mean())
+    background = 255.0 if ink < 128 else 0.0
+    out = pixels_bgr.astype(np.float32) * a + background * (1.0 - a)
+    return np.ascontiguousarray(out.round().astype(np.uint8))
+
 
 def read_image(path: str | Path) -> LoadedImage:
     """Decode ``path`` with EXIF orientation applied. Raises ``ImageReadError`` with a reason."""

@@ -23,7 +23,8 @@ def save(path, size=64):
 
 
 def run(*args, model=None):
-    extra = ["--model", str(model), "--no-tiling"] if model else []
+    # the tiny model only: these tests are about the command, not about the face or OCR plug-ins
+    extra = ["--model", str(model), "--no-tiling", "--no-faces", "--no-ocr"] if model else []
     return main(["image", *map(str, args), *extra, "--preset", "everything"])
 
 
@@ -71,7 +72,8 @@ def test_missing_model_is_a_clear_usage_error(tmp_path, capsys):
 
 def test_unknown_class_name_is_rejected(tmp_path, model, capsys):
     save(tmp_path / "a.png")
-    assert main(["image", str(tmp_path / "a.png"), "-o", str(tmp_path / "o"), "--model", str(model), "--classes", "emial"]) == 2
+    assert main(["image", str(tmp_path / "a.png"), "-o", str(tmp_path / "o"), "--model", str(model), "--no-faces", "--no-ocr",
+                 "--classes", "emial"]) == 2  # fmt: skip
     assert "emial" in capsys.readouterr().err
 
 
@@ -100,7 +102,7 @@ def test_unreadable_folder_is_reported_even_as_root(tmp_path, model, capsys, mon
 
 
 def test_unread_text_is_reported_per_image(tmp_path, model, capsys, monkeypatch):
-    from app.commands import image as image_command
+    from app.commands import common
 
     class Unread:
         name, class_names = "ocr", ("email",)
@@ -111,15 +113,29 @@ def test_unread_text_is_reported_per_image(tmp_path, model, capsys, monkeypatch)
 
             return Detections.empty(self.class_names)
 
-    real_build = image_command.build_detectors
+    real_build = common.build_detectors
 
     def with_unread(config):
         built = real_build(config)
         return dataclasses.replace(built, detectors=(*built.detectors, Unread()))
 
-    monkeypatch.setattr(image_command, "build_detectors", with_unread)
+    monkeypatch.setattr(common, "build_detectors", with_unread)
     save(tmp_path / "in" / "a.png")
     report = tmp_path / "r.json"
     assert run(tmp_path / "in", "-o", tmp_path / "out", "--report", report, model=model) == 0
     assert "note:" in capsys.readouterr().err
     assert json.loads(report.read_text())["files"][0]["notes"] == list(Unread.last_notes)
+
+
+def test_text_only_in_alpha_is_hidden_over_white_and_black(tmp_path, capsys):
+    from vpd_testkit import ALPHA_TEXT_BOX as TEXT_BOX, alpha_text_png, over, region
+
+    model = make_detector_onnx(tmp_path / "m.onnx", [(1, *TEXT_BOX, 0.9)])  # the box OCR would give
+    src = alpha_text_png(tmp_path / "in.png")
+    assert region(over(np.asarray(Image.open(src)), 255)).std() > 40  # readable in the input
+    assert main(["image", str(src), "-o", str(tmp_path / "out"), "--model", str(model), "--no-tiling",
+                 "--no-faces", "--no-ocr", "--preset", "everything"]) == 0  # fmt: skip
+    out = np.asarray(Image.open(tmp_path / "out" / "in.png").convert("RGBA"))
+    for background in (255, 0):
+        assert (region(over(out, background)) == 0).all(), f"readable over {background}"
+    assert out[0, 0, 3] == 0  # the transparent background outside the box stays transparent

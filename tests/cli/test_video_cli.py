@@ -1,11 +1,12 @@
-"""``vpd-redact video`` and ``vpd-redact stream`` end to end with the fake (oracle) detector."""
+"""``video`` and ``stream`` end to end with the fake (oracle) detector, which only the developer
+entry point ``python -m app.dev`` offers."""
 
 import json
 
 import av
 import pytest
 
-from app.cli import main
+from app.dev import main
 from app.media.video_synthetic import SyntheticSource, write_synthetic_clip
 
 
