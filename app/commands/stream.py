@@ -5,7 +5,9 @@ wmctrl), ``synthetic`` (a test pattern) or a video FILE. Masked frames go to ``-
 ``--virtual-camera`` and/or ``--preview``. Protection fails closed: until the detector has
 answered, when it stalls or errors, the whole frame is masked with a PROTECTION PAUSED banner.
 OCR runs beside the frame loop at most every ``--ocr-every`` seconds; its boxes are held between
-results. A slow OCR never pauses protection; an OCR error is printed but does not either.
+results and moved with the picture. When OCR fails or its newest read is older than 4 s, text is
+unprotected where the picture changed since: those regions are filled and the status says so.
+Recordings keep the source's timing (a 5 s file records as 5 s).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import argparse
 import sys
 import threading
 import time
-from fractions import Fraction
 from pathlib import Path
 from typing import Callable
 
@@ -23,10 +24,8 @@ from app.commands.video import DetectorList, add_video_args, build_detector_list
 from app.core.errors import VpdError
 from app.core.live import LiveFrame, LiveMasker, LiveOptions, run_live
 from app.core.pipeline import Pipeline
-from app.media.sinks import VideoFileSink, VirtualCameraSink
+from app.media.sinks import MS, VideoFileSink, VirtualCameraSink, source_timed_writer
 from app.media.sources import open_source
-
-_MS = Fraction(1, 1000)  # recordings are timed by the wall clock, in milliseconds
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -85,17 +84,10 @@ def run(args: argparse.Namespace, build: Callable[[argparse.Namespace], Detector
         w, h = source.size
         sinks = []
         if args.record:
-            rec = VideoFileSink(args.record, source.fps, (w, h), time_base=_MS)
+            rec = VideoFileSink(args.record, source.fps, (w, h), time_base=MS)
             closers.append(rec)
-            start = time.perf_counter()
-            last = [-1]
-
-            def record(out: LiveFrame, rec=rec) -> None:
-                pts = max(int((time.perf_counter() - start) * 1000), last[0] + 1)  # wall-clock timing
-                last[0] = pts
-                rec.write(out.frame, pts)
-
-            sinks.append(record)
+            write = source_timed_writer(rec, source)
+            sinks.append(lambda out: write(out.frame))
         if args.virtual_camera:
             cam = VirtualCameraSink(w, h, source.fps)
             closers.append(cam)
@@ -158,6 +150,8 @@ def _telemetry_printer(masker: LiveMasker, every: float):
             last[0] = now
             t = masker.telemetry()
             state = "protected" if out.protected else f"PAUSED ({out.reason})"
+            if out.protected and out.text_paused:
+                state += f"; {out.text_paused}"
             ocr = ""
             if t.ocr_results or t.ocr_error:
                 ocr = f"  ocr {1000 * t.ocr_s:5.0f} ms age {1000 * t.ocr_age_s:5.0f} ms"

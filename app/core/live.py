@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
@@ -50,7 +51,9 @@ class LiveOptions:
     masked). ``fps``: nominal source rate (informative). ``ocr_interval_s``: least time between
     OCR submissions (one runs at a time anyway). ``ocr_deadline_s``: an OCR read older than this
     leaves text unprotected where the picture changed since (those regions are filled).
-    ``max_dilate_px``: cap on the growth of a box from measured motion error."""
+    ``max_dilate_px``: cap on the growth of a box from measured motion error.
+    ``deadline_ticks``: the stall deadline is at least this many recent fast-tier ticks (a result
+    is up to two ticks old when the next arrives); a detector that stops answering still pauses."""
 
     hold_s: float = 0.5
     deadline_s: float = 1.0
@@ -62,6 +65,7 @@ class LiveOptions:
     ocr_deadline_s: float = 4.0
     max_dilate_px: float = 48.0
     error_sigmas: float = 3.0
+    deadline_ticks: float = 2.5
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,7 @@ class LiveMasker:
         self._last_t: float | None = None
         self._latency = 0.0
         self._detect_s = 0.0
+        self._ticks: deque[float] = deque(maxlen=8)  # capture → result of the recent fast-tier ticks
         self._frames = self._paused = self._n_results = self._text_paused = 0
         self._thread = threading.Thread(target=self._work, name="live-detector", daemon=True)
         self._thread.start()
@@ -256,9 +261,12 @@ class LiveMasker:
                     raw = concat([raw, ocr], names)
             with self._cond:
                 self._detect_s = detect_s
+                # Capture → result: what one tick costs, including any wait for the frame.
+                self._ticks.append(max(detect_s, self.clock() - captured))
                 self._result = _Result(seq, captured, raw, gray)
                 self._error = None
                 self._n_results += 1
+                self._cond.notify_all()
             self._ready.set()
 
     def _ocr_tick(self, seq: int, frame: np.ndarray, captured: float,
@@ -297,6 +305,18 @@ class LiveMasker:
         shift = Shift(float(moved[0][0]), float(moved[0][1]), moved[1]) if moved is not None else None
         return follow(dets, gray_from, gray_to, shift, self.options.error_sigmas, self.options.max_dilate_px)
 
+    def deadline_s(self) -> float:
+        """The fast tier's stall deadline in force: ``deadline_s`` or ``deadline_ticks`` times the
+        slowest of the last 8 completed ticks (capture → result), whichever is longer."""
+        with self._cond:
+            typical = max(self._ticks, default=0.0)
+        return max(self.options.deadline_s, self.options.deadline_ticks * typical)
+
+    def wait_results(self, n: int, timeout: float) -> bool:
+        """Block until ``n`` fast-tier results exist (tests, benchmarks); False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._n_results >= n, timeout)
+
     def wait_ready(self, timeout: float) -> bool:
         """Block until the first detection result exists (or ``timeout`` s); True if it does."""
         return self._ready.wait(timeout)
@@ -320,7 +340,7 @@ class LiveMasker:
             reason = f"error: {error}"
         elif result is None:
             reason = "starting"
-        elif now - result.captured > self.options.deadline_s:
+        elif now - result.captured > self.deadline_s():
             reason = "stalled"
         hidden = text_paused = regions = None
         if reason is None:

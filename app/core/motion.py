@@ -89,15 +89,17 @@ def global_shift(prev: np.ndarray, cur: np.ndarray, scale: float) -> Shift:
 
 
 def box_shifts(prev: np.ndarray, cur: np.ndarray, scale: float, xyxy: np.ndarray,
-               shift: Shift = ZERO_SHIFT) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+               shift: Shift = ZERO_SHIFT, with_ok: bool = False):  # fmt: skip
     """Per-box (dx, dy) source px by Lucas–Kanade on a 3×3 grid inside each (N, 4) xyxy box,
     started at the global ``shift``, and each box's error (spread of its points, source px).
-    A box whose points do not track takes the global shift and the global error."""
+    A box whose points do not track (flat colour) takes the global shift and the global error;
+    ``with_ok`` also returns the (N,) mask of boxes that tracked."""
     n = len(xyxy)
     shifts = np.tile(shift.vector, (n, 1)).astype(np.float32)
     errors = np.full(n, shift.error_px, np.float32)
+    tracked = np.zeros(n, bool)
     if not n or prev.shape != cur.shape:
-        return shifts, errors
+        return (shifts, errors, tracked) if with_ok else (shifts, errors)
     f = np.array([0.2, 0.5, 0.8], np.float32)
     fx, fy = np.meshgrid(f, f)
     b = np.asarray(xyxy, np.float32) * scale
@@ -111,7 +113,8 @@ def box_shifts(prev: np.ndarray, cur: np.ndarray, scale: float, xyxy: np.ndarray
             d = np.median(flow[i][ok[i]], axis=0)
             shifts[i] = d
             errors[i] = float(np.median(np.hypot(*(flow[i][ok[i]] - d).T))) + 0.5 / scale
-    return shifts, errors
+            tracked[i] = True
+    return (shifts, errors, tracked) if with_ok else (shifts, errors)
 
 
 @dataclass(frozen=True)

@@ -28,15 +28,15 @@ from app.core.motion import FLOW_MAX_SIDE, FrameMotion, MotionEstimator, box_shi
 @dataclass(frozen=True)
 class TrackerSettings:
     """``hold``: how long a lost box stays masked, in the unit of the ``t`` given to ``update``
-    (frames when none is given). ``motion_pad``: frames of speed added on each side of a box when
-    motion is extrapolated (no frames). ``error_sigmas``/``max_dilate_px``: growth of a held box
+    (frames when none is given). ``motion_pad``: frames of the box's measured motion added on
+    each side. ``error_sigmas``/``max_dilate_px``: growth of a held box
     from its accumulated measured motion error, and its cap in pixels."""
 
     hold: float = 15
     iou_match: float = 0.05
     gate_diag: float = 1.0
     gate_growth: float = 0.25
-    motion_pad: float = 1.0
+    motion_pad: float = 1.5
     velocity_smoothing: float = 0.6
     error_sigmas: float = 3.0
     max_dilate_px: float = 48.0
@@ -56,6 +56,7 @@ class _Track:
     since_hit: int = 0  # frames
     variance: float = 0.0  # summed squared motion error since the last hit, px²
     predicted: np.ndarray | None = None  # where measured motion put it on this frame
+    step: np.ndarray = field(default_factory=lambda: np.zeros(2, np.float32))  # its motion on this frame, px
 
 
 def grow_xyxy(xyxy: np.ndarray, fraction: np.ndarray | float, extra_x: np.ndarray | float = 0.0,
@@ -145,13 +146,26 @@ class PrivacyTracker:
         self._prev = motion
         if motion is not None and prev is not None and self.tracks and prev.gray.shape == motion.gray.shape:
             boxes = np.stack([tr.box for tr in self.tracks])
-            shifts, errors = box_shifts(prev.gray, motion.gray, motion.scale, boxes, motion.shift)
-            for tr, (dx, dy), err in zip(self.tracks, shifts, errors):
+            shifts, errors, ok = box_shifts(prev.gray, motion.gray, motion.scale, boxes, motion.shift, with_ok=True)
+            g = motion.shift.vector
+            for tr, (dx, dy), err, tracked in zip(self.tracks, shifts, errors, ok):
+                rel = float(np.abs(tr.velocity[:2] - g).max())  # its speed against the picture
+                if not tracked and rel > 0.5:
+                    # Flat colour gives the flow nothing to hold on to: an object that moved
+                    # against the picture between hits keeps its measured velocity, and that
+                    # relative speed is its uncertainty.
+                    tr.box = tr.box + tr.velocity
+                    tr.step = tr.velocity[:2].copy()
+                    tr.variance += min(rel + float(err), s.max_dilate_px) ** 2
+                    continue
                 tr.box = tr.box + np.array([dx, dy, dx, dy], np.float32)
+                tr.step = np.array([dx, dy], np.float32)
                 tr.variance += float(min(err, s.max_dilate_px)) ** 2
         else:
             for tr in self.tracks:  # no pixels: constant velocity, its speed as the uncertainty
                 tr.box = tr.box + tr.velocity
+                tr.step = np.array([max(abs(tr.velocity[0]), abs(tr.velocity[2])),
+                                    max(abs(tr.velocity[1]), abs(tr.velocity[3]))], np.float32)  # fmt: skip
                 tr.variance += float(np.abs(tr.velocity).max()) ** 2
         for tr in self.tracks:
             tr.predicted = tr.box.copy()
@@ -222,12 +236,10 @@ class PrivacyTracker:
                           [r[3] for r in rows], [r[4] for r in rows])  # fmt: skip
 
     def _padded(self, box: np.ndarray, tr: _Track) -> np.ndarray:
-        """A box grown by ``motion_pad`` frames of speed, when motion is extrapolated (no pixels)."""
-        if self._prev is not None:
-            return box
-        speed = np.abs(tr.velocity)
+        """A box grown by ``motion_pad`` frames of its measured motion on this frame (edges of a
+        moving object blur and lead the box by a frame or so)."""
         pad = self.settings.motion_pad
-        return grow_xyxy(box, 0.0, pad * max(speed[0], speed[2]), pad * max(speed[1], speed[3]))[0]
+        return grow_xyxy(box, 0.0, pad * abs(float(tr.step[0])), pad * abs(float(tr.step[1])))[0]
 
     def _grown(self, tr: _Track) -> np.ndarray:
         s = self.settings

@@ -95,6 +95,7 @@ class VideoFileSink:
         self.width, self.height = even_size(*size)
         self._closed = False
         self._index = 0
+        self._last_pts: int | None = None
         try:
             self.container = av.open(str(self.tmp), "w", format=fmt)
             rate = Fraction(fps).limit_denominator(1001) if fps else Fraction(30)
@@ -142,6 +143,15 @@ class VideoFileSink:
             self.container.mux(self.stream.encode(frame))
         except Exception as exc:  # noqa: BLE001
             raise OutputError(f"{self.target}: encoding failed ({exc})") from None
+
+    def write_at(self, frame_bgr: np.ndarray, seconds: float) -> None:
+        """Encode one frame at ``seconds`` on the source's clock (converted to ``time_base``);
+        a timestamp not after the previous one is moved one tick past it."""
+        pts = int(round(seconds / float(self.time_base)))
+        if self._last_pts is not None and pts <= self._last_pts:
+            pts = self._last_pts + 1
+        self._last_pts = pts
+        self.write(frame_bgr, pts)
 
     def write_audio(self, packet) -> None:
         """Mux one demuxed audio packet of ``audio_template`` (copied or re-encoded)."""
@@ -201,6 +211,23 @@ class VideoFileSink:
             self.close()
         else:
             self.abort()
+
+
+MS = Fraction(1, 1000)  # time base of recordings timed by a source clock
+
+
+def source_timed_writer(sink: VideoFileSink, source):
+    """``write(frame)`` for ``sink`` that stamps each frame with its source time
+    (``source.timestamp_s``; frame number / fps for a source without one), so a 5 s file records
+    as 5 s however slow or fast the masking runs. ``sink`` should use the ``MS`` time base."""
+    n = [0]
+
+    def write(frame_bgr: np.ndarray) -> None:
+        t = getattr(source, "timestamp_s", None)
+        sink.write_at(frame_bgr, t if t is not None else n[0] / (getattr(source, "fps", 0.0) or 30.0))
+        n[0] += 1
+
+    return write
 
 
 class VirtualCameraSink:

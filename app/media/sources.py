@@ -28,7 +28,10 @@ __all__ = ["FrameSource", "open_source", "CameraSource", "ScreenSource", "VideoF
 
 @runtime_checkable
 class FrameSource(Protocol):
-    """``read()`` → (H, W, 3) uint8 BGR or None at end/disconnect; ``fps``; ``size`` = (w, h)."""
+    """``read()`` → (H, W, 3) uint8 BGR or None at end/disconnect; ``fps``; ``size`` = (w, h).
+    Sources also set ``timestamp_s``: the time of the frame ``read()`` returned last, in seconds
+    on the source's own clock from its first frame (a file's timestamps; a device's capture
+    clock), so recordings keep the source's timing."""
 
     fps: float
 
@@ -73,6 +76,8 @@ class CameraSource(_ContextMixin):
         self.fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 30.0) or 30.0
         self._size = (first.shape[1], first.shape[0])
         self.index = index
+        self._t0 = time.perf_counter()
+        self.timestamp_s = 0.0
 
     @property
     def size(self) -> tuple[int, int]:
@@ -83,6 +88,7 @@ class CameraSource(_ContextMixin):
             frame, self._first = self._first, None
             return frame
         ok, frame = self._cap.read()
+        self.timestamp_s = time.perf_counter() - self._t0  # capture clock
         return frame if ok else None
 
     def close(self) -> None:
@@ -109,12 +115,17 @@ class ScreenSource(_ContextMixin):
             self._sct.close()
             raise SourceError(f"screen {monitor}: no such monitor; {len(monitors) - 1} found")
         self.fps = fps
+        self._t0: float | None = None
+        self.timestamp_s = 0.0
 
     @property
     def size(self) -> tuple[int, int]:
         return self._box["width"], self._box["height"]
 
     def read(self) -> np.ndarray | None:
+        now = time.perf_counter()
+        self._t0 = now if self._t0 is None else self._t0
+        self.timestamp_s = now - self._t0  # capture clock
         try:
             shot = self._sct.grab(self._box)
         except Exception as exc:  # noqa: BLE001
@@ -167,6 +178,8 @@ class VideoFileSource(_ContextMixin):
             self.close()
             raise SourceError(f"{self.path}: no video frames could be decoded")
         self._first: np.ndarray | None = upright(first)[0]
+        self._start = float(first.time or 0.0)
+        self.timestamp_s = 0.0
         self._size = (self._first.shape[1], self._first.shape[0])  # upright size
         self.realtime = realtime
         self._t0: float | None = None
@@ -179,11 +192,15 @@ class VideoFileSource(_ContextMixin):
     def read(self) -> np.ndarray | None:
         if self._first is not None:
             pixels, self._first = self._first, None
+            self.timestamp_s = 0.0
         else:
             frame = next(self._frames, None)
             if frame is None:
                 return None
             pixels = upright(frame)[0]
+            # The file's own timestamps (variable frame rate kept); index / fps when it has none.
+            t = frame.time
+            self.timestamp_s = (float(t) - self._start) if t is not None else (self._n / (self.fps or 30.0))
         if self.realtime:
             now = time.perf_counter()
             self._t0 = now if self._t0 is None else self._t0

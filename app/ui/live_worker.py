@@ -44,6 +44,7 @@ class LiveStatus:
     provider: str
     frames: int
     recording: str = ""
+    text_paused: str = ""  # why text-class protection is paused in part of the frame ('' = it is not)
 
 
 class LiveWorker(QObject):
@@ -81,8 +82,8 @@ class LiveWorker(QObject):
             provider = first_provider_name(built.detectors)
             w, h = source.size
             camera = self._open_camera(w, h, fps)
-            recorder = self._open_recorder(w, h, fps)
-            ended = self._loop(source, masker, pipeline, choice, provider, camera, recorder)
+            write, recorder = self._open_recorder(source, w, h, fps)
+            ended = self._loop(source, masker, pipeline, choice, provider, camera, write)
         except VpdError as exc:
             self.failed.emit(str(exc))
             ended = ""
@@ -103,14 +104,16 @@ class LiveWorker(QObject):
         self.info.emit(f"Sending the masked video to {camera.device}")
         return camera
 
-    def _open_recorder(self, w: int, h: int, fps: float):
+    def _open_recorder(self, source, w: int, h: int, fps: float):
+        """(sink, file) writing masked frames at the source's own timestamps, or (None, None)."""
         if self.config.record_to is None:
-            return None
-        from app.media.sinks import VideoFileSink
+            return None, None
+        from app.media.sinks import MS, VideoFileSink, source_timed_writer
 
-        return VideoFileSink(self.config.record_to, fps, (w, h))
+        sink = VideoFileSink(self.config.record_to, fps, (w, h), time_base=MS)
+        return source_timed_writer(sink, source), sink
 
-    def _loop(self, source, masker, pipeline, choice, provider, camera, recorder) -> str:
+    def _loop(self, source, masker, pipeline, choice, provider, camera, write) -> str:
         while not self.stop.is_set():
             current = self.choice.get()  # read once per frame
             if current != choice:
@@ -122,13 +125,14 @@ class LiveWorker(QObject):
             out = masker.process(frame)
             if camera is not None:
                 camera.write(out.frame)
-            if recorder is not None:
-                recorder.write(out.frame)
+            if write is not None:
+                write(out.frame)
             if self.preview_free.is_set():  # GUI has shown the previous one
                 self.preview_free.clear()
                 t = masker.telemetry()
                 status = LiveStatus(out.protected, out.reason, out.fps, out.latency_s, provider, t.frames,
-                                    str(self.config.record_to.name) if recorder is not None else "")  # fmt: skip
+                                    str(self.config.record_to.name) if write is not None else "",
+                                    out.text_paused or "")  # fmt: skip
                 self.preview.emit(bgr_to_qimage(_fit(out.frame, self.preview_side.get())), status)
         return "stopped"
 

@@ -1,0 +1,118 @@
+"""Text and a face that appear mid-stream, with a detector as slow as the real one (0.3–1 s a
+tick) on a fake capture clock: how long each is visible before its first mask, and never after.
+
+The fake detector answers a frame only once the fake clock has passed that frame's capture time
+plus its latency, so timing is the clock's, not the machine's (no sleeps)."""
+
+import itertools
+import threading
+
+import numpy as np
+import pytest
+
+from app.core.detections import Detections
+from app.core.live import LiveMasker, LiveOptions
+from app.core.pipeline import Pipeline
+from app.core.policy import Policy
+
+NAMES = ("email", "face")
+FPS = 30.0
+H, W = 180, 320
+WAIT = 10.0
+TEXT = (40, 30, 140, 46, 20)  # x0, y0, x1, y1, first frame
+FACE = (200, 60, 250, 120, 50)
+
+
+def background():
+    import cv2
+
+    rng = np.random.default_rng(0)
+    return cv2.GaussianBlur(rng.integers(0, 255, (H, W, 3), dtype=np.uint8), (0, 0), 2)
+
+
+def render(i, bg):
+    f = bg.copy()
+    for x0, y0, x1, y1, start in (TEXT, FACE):
+        if i >= start:
+            f[y0:y1, x0:x1] = (255, 0, 255) if (x0, y0) == TEXT[:2] else (0, 200, 255)
+            f[y0 + 4 : y1 - 4 : 3, x0 + 4 : x1 - 4 : 5] = 0  # some texture, like glyphs or eyes
+    f[0, 0], f[0, 1] = i % 256, i // 256  # the oracle reads the frame number from here
+    return f
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+        self.cond = threading.Condition()
+
+    def __call__(self):
+        return self.t
+
+    def advance(self, t):
+        with self.cond:
+            self.t = t
+            self.cond.notify_all()
+
+
+class SlowOracle:
+    """Finds whatever is on the frame, but answers only ``latency`` s (fake clock) after capture."""
+
+    name = "detector"
+    class_names = NAMES
+
+    def __init__(self, clock, latencies):
+        self.clock, self.latencies = clock, itertools.cycle(latencies)
+        self.calls = 0
+        self.last_due = 0.0
+
+    def detect(self, frame):
+        i = int(frame[0, 0, 0]) + 256 * int(frame[0, 1, 0])
+        due = i / FPS + next(self.latencies)
+        self.last_due = due
+        self.calls += 1
+        with self.clock.cond:
+            self.clock.cond.wait_for(lambda: self.clock.t >= due, WAIT)
+        boxes = [b[:4] for b in (TEXT, FACE) if i >= b[4]]
+        ids = [k for k, b in enumerate((TEXT, FACE)) if i >= b[4]]
+        return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(ids), 0.9), ids, NAMES)
+
+
+def covered(out, box):
+    x0, y0, x1, y1 = box[:4]
+    return out.frame[y0:y1, x0:x1].max() == 0
+
+
+@pytest.mark.parametrize("latencies", [(0.3,), (1.0,), (0.3, 0.7, 1.0, 0.5)])
+def test_pii_appearing_mid_stream_is_visible_at_most_two_ticks_and_never_after(latencies):
+    clock = Clock()
+    det = SlowOracle(clock, latencies)
+    bg = background()
+    visible = {TEXT: [], FACE: []}
+    first_masked = {TEXT: None, FACE: None}
+    outs = []
+    with LiveMasker(Pipeline([det], Policy(classes=None)), LiveOptions(banner=False, fps=FPS), clock=clock) as m:
+        for i in range(150):
+            clock.advance(i / FPS)
+            # Let every answer that is due by now land before this frame is masked.
+            calls = det.calls
+            m.wait_results(calls if det.last_due <= clock.t else calls - 1, WAIT)
+            out = m.process(render(i, bg), captured_at=i / FPS)
+            outs.append(out)
+            for box in (TEXT, FACE):
+                if i < box[4] or not out.protected:  # a paused frame hides everything
+                    continue
+                if covered(out, box):
+                    first_masked[box] = first_masked[box] if first_masked[box] is not None else i
+                else:
+                    visible[box].append(i)
+        clock.advance(1e9)
+    worst = max(latencies)
+    for box in (TEXT, FACE):
+        assert first_masked[box] is not None
+        # Visible only before its first mask, and never once masked (held between ticks).
+        assert all(i < first_masked[box] for i in visible[box]), (box, visible[box])
+        # The detector was busy with an older frame (≤ one tick), then needs one tick on a new one.
+        assert len(visible[box]) <= int(np.ceil(2 * worst * FPS)) + 2
+    after = outs[int(2 * FPS):]
+    paused = sum(not o.protected for o in after) / len(after)
+    assert paused <= 0.05  # the stall guard allows 2.5 typical ticks: a slow detector is no stall
