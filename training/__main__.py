@@ -1,4 +1,4 @@
-"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base."""
+"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base | text-classifier."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ COMMANDS = {
     "evaluate": "training.evaluate",
     "presidio-compare": "training.presidio_compare",
     "choose-base": "training.base_choice",
+    "text-classifier": "training.text.cli",
 }
 
 

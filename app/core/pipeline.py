@@ -21,7 +21,10 @@ class Detector(Protocol):
     """A plug-in that finds boxes in a frame (the VPD model, a face model, OCR, a fake).
 
     Optionally it has ``last_notes``: human-readable caveats about its last ``detect`` call
-    (e.g. OCR lines it could not read), which the front ends show to the user.
+    (e.g. OCR lines it could not read), which the front ends show to the user; and
+    ``refine(fused) -> Detections``, called with every detector's fused boxes for the same frame
+    (the OCR reader adds document fields inside detector-boxed documents and drops text boxes
+    its reading contradicts).
     """
 
     name: str
@@ -61,7 +64,11 @@ def detect_all_timed(detectors: Sequence[Detector], frame: np.ndarray) -> tuple[
         t0 = time.perf_counter()
         parts.append(det.detect(frame))
         seconds[det.name] = time.perf_counter() - t0
-    return concat(parts, fused_class_names(detectors)), seconds
+    fused = concat(parts, fused_class_names(detectors))
+    for det in detectors:  # a detector that read the frame (OCR) may revise the others' boxes
+        if callable(getattr(det, "refine", None)):
+            fused = det.refine(fused)
+    return fused, seconds
 
 
 class Tracker(Protocol):

@@ -1,6 +1,8 @@
 """OCR text-PII recogniser: RapidOCR (PP-OCR ONNX models shipped in the ``rapidocr`` wheel,
-Apache-2.0) reads lines and word boxes; ``app.core.pii_recognisers`` finds PII spans; each span
-becomes a box over just that span (``app.core.pii_spans``).
+Apache-2.0) reads lines and word boxes; the text-PII classifier (``app.text``: learned token
+classifier + validators, documents, address blocks) decides which spans are private; each span
+becomes a box over just that span. Without the classifier file the rule-based recognisers
+(``app.text.recognisers``) decide, with a note to the user.
 
 The models run on our own ONNX Runtime sessions (``create_session``: CUDA → CPU), swapped into
 RapidOCR's engine after it is built, so the provider in use is known and shown. Model paths are
@@ -21,9 +23,11 @@ import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable, ModelError
-from app.core.pii_recognisers import find_pii
-from app.core.pii_spans import TextLine, fit_rows_to_ink, span_xyxy
 from app.core.policy import TEXT_PII
+from app.text.classifier import TextPiiClassifier
+from app.text.lines import TextLine
+from app.text.model import TextModelError, load_model
+from app.text.screen import ScreenReading, read_screen, refine
 from app.inference.session import active_provider, create_session
 
 log = logging.getLogger(__name__)
@@ -40,6 +44,8 @@ class OcrSettings:
     min_line_score: float = 0.6
     max_side: int = 2560
     use_angle_cls: bool = False  # 180°-rotated text is rare on screens; the classifier costs ~15 %
+    use_classifier: bool = True  # the learned text-PII classifier; False: rule-based recognisers only
+    classifier_path: Path | None = None  # None: models/text-pii.npz
 
 
 @dataclass(frozen=True)
@@ -92,16 +98,34 @@ class OcrPiiDetector:
 
     name = "ocr"
 
-    def __init__(self, engine, providers: str, settings: OcrSettings = OcrSettings()) -> None:
+    def __init__(self, engine, providers: str, settings: OcrSettings = OcrSettings(),
+                 classifier: TextPiiClassifier | None = None, warning: str = "") -> None:  # fmt: skip
         self.engine = engine
         self._provider = providers
         self.settings = settings
+        self.classifier = classifier
+        self.warning = warning  # why the classifier is not in use, shown with every result
         self.last_run = OcrRunInfo()
+        self.last_reading = ScreenReading()
 
     @property
     def last_notes(self) -> tuple[str, ...]:
-        """Caveats about the last ``detect`` call (lines not read), for the user."""
-        return self.last_run.notes()
+        """Caveats about the last ``detect`` call (lines not read, no classifier), for the user."""
+        return self.last_run.notes() + ((self.warning,) if self.warning else ())
+
+    @staticmethod
+    def load_classifier(settings: OcrSettings) -> tuple[TextPiiClassifier | None, str]:
+        """The text-PII classifier of ``settings`` and a warning. A model file the user named must
+        load (``TextModelError``); a missing or broken default file falls back to the rules."""
+        if not settings.use_classifier:
+            return None, ""
+        try:
+            return TextPiiClassifier(load_model(settings.classifier_path)), ""
+        except TextModelError as exc:
+            if settings.classifier_path is not None:
+                raise
+            log.warning("%s", exc)
+            return None, f"text is read by rules only: {exc}"
 
     @classmethod
     def from_package(cls, providers: Sequence[str] | None = None, settings: OcrSettings = OcrSettings()) -> "OcrPiiDetector":
@@ -131,7 +155,8 @@ class OcrPiiDetector:
             raise
         except Exception as exc:  # RapidOCR's own config/engine errors
             raise DetectorUnavailable(f"OCR is off: rapidocr failed to start ({type(exc).__name__}: {exc})") from exc
-        return cls(engine, "/".join(sorted(set(used))), settings)
+        classifier, warning = cls.load_classifier(settings)
+        return cls(engine, "/".join(sorted(set(used))), settings, classifier, warning)
 
     @property
     def class_names(self) -> tuple[str, ...]:
@@ -160,53 +185,24 @@ class OcrPiiDetector:
     def detect(self, frame: np.ndarray) -> Detections:
         """PII boxes for a (H, W, 3) uint8 BGR frame, in frame pixels, ``Source.OCR``."""
         t0 = time.perf_counter()
-        lines = self.read_lines(frame)
-        boxes, scores, classes = [], [], []
-        index = {n: i for i, n in enumerate(TEXT_PII)}
-        not_read = non_latin = 0
-        for i, line in enumerate(_reading_order(lines)):
-            context = _line_above(lines, line)
-            if latin_share(line.text) < 0.5:
-                non_latin += 1
-            elif line.score < self.settings.min_line_score:
-                not_read += 1
-            for span in find_pii(line.text, context):
-                boxes.append(fit_rows_to_ink(frame, span_xyxy(line, span.start, span.end)))
-                scores.append(span.score * (0.6 + 0.4 * min(1.0, line.score)))
-                classes.append(index[span.class_name])
+        lines = _reading_order(self.read_lines(frame))
+        not_read = sum(1 for l in lines if latin_share(l.text) >= 0.5 and l.score < self.settings.min_line_score)
+        non_latin = sum(1 for l in lines if latin_share(l.text) < 0.5)
+        self.last_reading = read_screen(lines, frame, self.classifier)
+        found = self.last_reading.detections()
         seconds = time.perf_counter() - t0
-        self.last_run = OcrRunInfo(len(lines), not_read + non_latin, non_latin, len(boxes), seconds)
+        self.last_run = OcrRunInfo(len(lines), not_read + non_latin, non_latin, len(found), seconds)
         if not_read or non_latin:
             log.info("OCR: %d of %d lines not read (%d non-Latin script, %d low confidence)",
                      not_read + non_latin, len(lines), non_latin, not_read)  # fmt: skip
-        if not boxes:
-            return Detections.empty(TEXT_PII)
-        n = len(boxes)
-        return Detections(np.array(boxes, np.float32), np.array(scores, np.float32), np.array(classes, np.int32),
-                          TEXT_PII, sources=np.full(n, Source.OCR, np.int8))  # fmt: skip
+        return found
+
+    def refine(self, fused: Detections) -> Detections:
+        """The fused detections of all detectors on the frame last passed to ``detect``, adjusted
+        by this reading: fields of detector-boxed documents added, contradicted text boxes dropped."""
+        reading, self.last_reading = self.last_reading, ScreenReading(self.last_reading.readings)
+        return refine(fused, reading)
 
 
 def _reading_order(lines: list[TextLine]) -> list[TextLine]:
     return sorted(lines, key=lambda l: (float(l.quad[:, 1].min()), float(l.quad[:, 0].min())))
-
-
-def _line_above(lines: list[TextLine], line: TextLine) -> str:
-    """Text of the nearest line above ``line`` that overlaps it horizontally (a form label), plus
-    the text left of it on the same row (``Name:  John``)."""
-    x0, y0 = float(line.quad[:, 0].min()), float(line.quad[:, 1].min())
-    x1, h = float(line.quad[:, 0].max()), float(np.ptp(line.quad[:, 1])) or 1.0
-    best, best_gap, left = "", 3.0 * h, []
-    for other in lines:
-        if other is line:
-            continue
-        ox0, oy0, ox1, oy1 = other.quad[:, 0].min(), other.quad[:, 1].min(), other.quad[:, 0].max(), other.quad[:, 1].max()
-        if oy1 <= y0 + 0.3 * h and ox1 > x0 - h and ox0 < x1:
-            gap = y0 - oy1
-            if 0 <= gap + 0.3 * h < best_gap:
-                best, best_gap = other.text, gap + 0.3 * h
-        elif abs(oy0 - y0) < 0.5 * h and ox1 <= x0 + 2 and x0 - ox1 < 20 * h:
-            left.append((float(ox1), other.text))
-        elif abs(oy0 - y0) < 0.5 * h and ox0 >= x1 - 2 and ox0 - x1 < 20 * h:
-            left.append((-float(ox0), other.text))  # a type label on the right ("Mobile", "Birthday")
-    same_row = " ".join(t for _, t in sorted(left, reverse=True)[:2])
-    return f"{best} {same_row}".strip()

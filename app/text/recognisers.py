@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 import phonenumbers
 
 from app.core import pii_validators as v
-from app.core.pii_names import find_names
+from app.text.names import find_names
 
 PHONE_REGIONS = ("US", "GB", "DE", "FR", "ES")
 

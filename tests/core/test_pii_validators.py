@@ -3,7 +3,7 @@
 import pytest
 
 from app.core import pii_validators as v
-from app.core.pii_recognisers import find_pii
+from app.text.recognisers import find_pii
 
 
 @pytest.mark.parametrize(

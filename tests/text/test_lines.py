@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from app.core.pii_spans import TextLine, apportion, span_xyxy
+from app.text.lines import TextLine, apportion, span_xyxy
 
 
 def quad(x0, y0, x1, y1):
@@ -44,7 +44,7 @@ def test_empty_span_is_an_error():
 
 
 def test_fit_rows_to_ink_shrinks_to_text_rows_on_flat_background():
-    from app.core.pii_spans import fit_rows_to_ink
+    from app.text.lines import fit_rows_to_ink
 
     img = np.full((40, 100, 3), 240, np.uint8)
     img[15:25, 10:90] = (30, 30, 200)  # "text" rows 15..24 in red ink
@@ -54,7 +54,7 @@ def test_fit_rows_to_ink_shrinks_to_text_rows_on_flat_background():
 
 
 def test_fit_rows_to_ink_leaves_textured_or_blank_boxes_alone():
-    from app.core.pii_spans import fit_rows_to_ink
+    from app.text.lines import fit_rows_to_ink
 
     box = np.array([0, 0, 50, 30], np.float32)
     noise = np.random.default_rng(0).integers(0, 255, (30, 50), dtype=np.uint8)

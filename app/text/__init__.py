@@ -1,0 +1,1 @@
+"""Reading: OCR line → spans → text-PII class (classifier, gazetteers, validators, screen layout)."""

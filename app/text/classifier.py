@@ -1,0 +1,122 @@
+"""Which spans of each OCR line are private: the learned token classifier plus validator overrides.
+
+Every token of every line gets class probabilities from ``TextPiiModel``; adjacent tokens of one
+class merge into a span whose score is the probability that it is private (1 − p(none)). Spans
+the rule-based recognisers find with a score ≥ ``OVERRIDE_SCORE`` (checksum-validated numbers,
+e-mails, values after an explicit label) are kept whatever the model says: the validators are hard
+overrides, and the weaker rules only inform the model as features.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.core.policy import TEXT_PII
+from app.text.features import hash_features, token_features, tokens
+from app.text.gazetteer import NameTable, name_table
+from app.text.layout import LineContext, line_contexts
+from app.text.lines import TextLine
+from app.text.model import NONE, TextPiiModel
+from app.text.recognisers import PiiSpan, find_pii
+
+OVERRIDE_SCORE = 0.9
+
+
+@dataclass(frozen=True)
+class LineReading:
+    """One line as read: its private ``spans``, the model's per-token ``p_none`` (T,) and
+    ``private_class`` (T,) (the likeliest private class of each token), and its context."""
+
+    line: TextLine
+    spans: tuple[PiiSpan, ...]
+    token_bounds: tuple[tuple[int, int], ...]
+    p_none: np.ndarray
+    private_class: tuple[str, ...]
+    context: LineContext
+
+    @property
+    def p_private(self) -> float:
+        """Highest probability that any token of the line is private (0 for an empty line)."""
+        return float(1.0 - self.p_none.min()) if len(self.p_none) else 0.0
+
+
+@dataclass
+class TextPiiClassifier:
+    """Reads lines with ``model`` and the name gazetteer; ``threshold`` on 1 − p(none)."""
+
+    model: TextPiiModel
+    names: NameTable = field(default_factory=name_table)
+    threshold: float = 0.5
+    seconds: float = 0.0  # time spent in the last ``read`` call
+    _private: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        unknown = [c for c in self.model.classes[1:] if c not in TEXT_PII]
+        if unknown:
+            from app.text.model import TextModelError
+
+            raise TextModelError(f"text-PII classifier has classes the app does not know: {unknown}")
+        self._private = np.arange(1, len(self.model.classes))
+
+    def read(self, lines: list[TextLine]) -> list[LineReading]:
+        """``LineReading`` of each line (same order)."""
+        t0 = time.perf_counter()
+        contexts = line_contexts(lines)
+        prepared = featurise(lines, self.names, self.model.dim, contexts)
+        flat = [f for _, feats, _ in prepared for f in feats]
+        probs = self.model.probabilities(flat)
+        readings, pos = [], 0
+        for line, ctx, (toks, feats, rules) in zip(lines, contexts, prepared):
+            p = probs[pos : pos + len(toks)]
+            pos += len(toks)
+            readings.append(self._reading(line, ctx, toks, p, rules))
+        self.seconds = time.perf_counter() - t0
+        return readings
+
+    def _reading(self, line: TextLine, ctx: LineContext, toks, p: np.ndarray, rules: list[PiiSpan]) -> LineReading:
+        classes = self.model.classes
+        best = self._private[np.argmax(p[:, 1:], axis=1)] if len(p) else np.zeros(0, int)
+        private = [classes[int(b)] for b in best]
+        spans: list[PiiSpan] = []
+        for k, tok in enumerate(toks):
+            score = float(1.0 - p[k, 0])
+            if score < self.threshold:
+                continue
+            last = spans[-1] if spans else None
+            if last is not None and last.class_name == private[k] and k > 0 and spans_end_token(last, toks[k - 1]):
+                merged_score = max(last.score, score)
+                spans[-1] = PiiSpan(last.start, tok.end, last.class_name, merged_score, "classifier")
+            else:
+                spans.append(PiiSpan(tok.start, tok.end, private[k], score, "classifier"))
+        strong = [r for r in rules if r.score >= OVERRIDE_SCORE]
+        spans = [s for s in spans if not any(r.start <= s.start and s.end <= r.end for r in strong)] + strong
+        spans.sort(key=lambda s: s.start)
+        return LineReading(line, tuple(spans), tuple((t.start, t.end) for t in toks),
+                           p[:, 0].copy() if len(p) else np.zeros(0, np.float32), tuple(private), ctx)  # fmt: skip
+
+
+def featurise(lines: list[TextLine], names: NameTable, dim: int, contexts: list[LineContext] | None = None,
+              ) -> list[tuple[list, list[list[int]], list[PiiSpan]]]:  # fmt: skip
+    """Per line: (tokens, hashed feature indices of each token in ``[0, dim)``, rule spans)."""
+    contexts = contexts if contexts is not None else line_contexts(lines)
+    out = []
+    for line, ctx in zip(lines, contexts):
+        rules = find_pii(line.text, ctx.label_text)
+        toks = tokens(line.text)
+        feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules), dim) for k, t in enumerate(toks)]
+        out.append((toks, feats, rules))
+    return out
+
+
+def spans_end_token(span: PiiSpan, tok) -> bool:
+    """True when ``span`` ends where token ``tok`` ends (so the next token continues it)."""
+    return span.end == tok.end
+
+
+def token_labels_to_ids(labels: list[str | None], classes: tuple[str, ...]) -> np.ndarray:
+    """Class ids of token labels (None → ``none``), for training and tests."""
+    index = {c: i for i, c in enumerate(classes)}
+    return np.array([index[NONE if lab is None else lab] for lab in labels], np.int64)

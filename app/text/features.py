@@ -1,0 +1,125 @@
+"""Features of each token (whitespace-separated word) of an OCR line, hashed into a fixed space.
+
+A token is described by its string (character 2–4-grams, shape, length, word), the name gazetteer,
+its neighbours and sentence cues in the line ("my name is …"), the screen context (label beside or
+above, list-row role, size against the body text) and what the rule-based validators/recognisers
+found on it (Luhn, IBAN, MRZ, phone metadata, …) — the validators are strong features here and hard
+overrides in ``classifier``. Hashing uses CRC-32 (stable across runs, unlike ``hash``).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+
+from app.text.gazetteer import NameTable
+from app.text.layout import LineContext
+from app.text.recognisers import PiiSpan
+
+TOKEN = re.compile(r"\S+")
+EDGE_PUNCT = "\"'“”‘’()[]{}<>.,;:!?¡¿*•·|"
+FEATURE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Token:
+    """``text[start:end]`` of a line; ``word`` is it lower-cased without edge punctuation."""
+
+    start: int
+    end: int
+    raw: str
+    word: str
+
+
+def tokens(text: str) -> list[Token]:
+    """Whitespace tokens of ``text`` with character offsets."""
+    return [Token(m.start(), m.end(), m.group(0), m.group(0).strip(EDGE_PUNCT).lower()) for m in TOKEN.finditer(text)]
+
+
+def shape(s: str, limit: int = 14) -> str:
+    """Character classes of ``s`` (X upper, x lower, d digit, others as is), runs collapsed."""
+    out: list[str] = []
+    for ch in s[:40]:
+        c = "X" if ch.isupper() else "x" if ch.isalpha() else "d" if ch.isdigit() else ch
+        if not out or out[-1] != c:
+            out.append(c)
+    return "".join(out)[:limit]
+
+
+def _bucket(value: float, edges: tuple[float, ...]) -> int:
+    return sum(value > e for e in edges)
+
+
+def _rank_bucket(rank: int | None) -> str:
+    if rank is None:
+        return "none"
+    return ("top100", "top1k", "top2k", "top5k", "rare")[_bucket(rank, (100, 1000, 2000, 5000))]
+
+
+def _context_words(text: str, limit: int = 5) -> list[str]:
+    return [w for w in (t.strip(EDGE_PUNCT).lower() for t in text.split()[-limit:]) if w]
+
+
+def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: LineContext, names: NameTable,
+                   rules: list[PiiSpan]) -> list[str]:  # fmt: skip
+    """Feature strings of token ``k`` (``tok``) of a line; see the module docstring."""
+    raw, word = tok.raw, tok.word
+    f = ["bias", f"w={word}", f"sh={shape(raw)}", f"len={_bucket(len(raw), (1, 2, 3, 5, 8, 12, 20, 30))}"]
+    padded = f"^{word[:24]}$"
+    f += [f"g{n}={padded[i:i + n]}" for n in (2, 3, 4) for i in range(len(padded) - n + 1)]
+    digits = sum(ch.isdigit() for ch in raw)
+    f.append(f"dig={_bucket(digits / max(len(raw), 1), (0.0, 0.3, 0.6, 0.99))}")
+    if raw[:1].isupper() and raw[1:].islower():
+        f.append("title")
+    if raw.isupper() and len(raw) > 1:
+        f.append("upper")
+    for ch, name in (("@", "at"), ("<", "chevron"), (":", "colon"), ("/", "slash"), ("+", "plus"), ("-", "dash")):
+        if ch in raw:
+            f.append(f"has_{name}")
+    if raw.endswith(":"):
+        f.append("ends_colon")
+    if word.isalpha():
+        f.append(f"fn={_rank_bucket(names.first_rank(word))}")
+        f.append(f"ln={_rank_bucket(names.last_rank(word))}")
+    # neighbours and sentence cues
+    for off in (-2, -1, 1, 2):
+        j = k + off
+        if 0 <= j < len(toks):
+            f.append(f"w{off}={toks[j].word}")
+            if abs(off) == 1:
+                f.append(f"sh{off}={shape(toks[j].raw, 6)}")
+                if toks[j].word.isalpha():
+                    f.append(f"nm{off}={_rank_bucket(names.first_rank(toks[j].word))}/{_rank_bucket(names.last_rank(toks[j].word))}")
+        else:
+            f.append(f"w{off}=<edge>")
+    if k >= 2:
+        f.append(f"cue={toks[k - 2].word}_{toks[k - 1].word}")
+    colon = line_text.find(":")
+    if 0 <= colon < tok.start:
+        f += [f"inlab={w}" for w in _context_words(line_text[:colon], 3)]
+        f.append("after_colon")
+    f.append(f"ntok={_bucket(len(toks), (1, 2, 3, 5, 8, 12))}")
+    f.append(f"pos={'only' if len(toks) == 1 else 'first' if k == 0 else 'last' if k == len(toks) - 1 else 'mid'}")
+    if line_text.rstrip().endswith((".", "!", "?")):
+        f.append("line_sentence")
+    # screen context
+    f += [f"above={w}" for w in _context_words(ctx.above)]
+    f += [f"left={w}" for w in _context_words(ctx.left, 3)]
+    f += [f"right={w}" for w in _context_words(ctx.right, 2)]
+    if ctx.above.rstrip().endswith(":") or ctx.left.rstrip().endswith(":"):
+        f.append("ctx_colon")
+    f.append(f"hr={_bucket(ctx.height_ratio, (0.7, 0.9, 1.15, 1.4, 1.8))}")
+    f.append(f"row={int(ctx.aligned_above)}{int(ctx.aligned_below)}{int(ctx.below_smaller)}")
+    # the rule-based recognisers (validators and context rules)
+    for span in rules:
+        if span.start < tok.end and tok.start < span.end:
+            f.append(f"rule={span.recogniser}")
+            f.append(f"rulec={span.class_name}")
+            f.append(f"rules={span.class_name}/{_bucket(span.score, (0.5, 0.7, 0.85, 0.94))}")
+    return f
+
+
+def hash_features(features: list[str], dim: int) -> list[int]:
+    """Indices in ``[0, dim)`` of the feature strings (CRC-32, duplicates kept)."""
+    return [zlib.crc32(s.encode("utf-8")) % dim for s in features]

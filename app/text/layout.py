@@ -1,0 +1,87 @@
+"""Screen context of an OCR line: the label beside or above it, its role in a list row, its size
+relative to the screen's body text. Pure geometry on ``TextLine`` quads (frame pixels)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.text.lines import TextLine
+
+
+@dataclass(frozen=True)
+class LineContext:
+    """What surrounds one line on screen.
+
+    ``above``: text of the nearest line above that overlaps it horizontally (a form label);
+    ``left``: text just left of it on the same row (``Name:  John``); ``right``: a type label on
+    its right ("Mobile"); ``height_ratio``: its height over the median line height (headlines are
+    big); ``aligned_above`` / ``aligned_below``: a left-aligned line sits directly above / below
+    (list rows: a title line with a secondary line under it); ``below_smaller``: the line below is
+    smaller (a title over its subtitle); ``index``: position in reading order.
+    """
+
+    above: str = ""
+    left: str = ""
+    right: str = ""
+    height_ratio: float = 1.0
+    aligned_above: bool = False
+    aligned_below: bool = False
+    below_smaller: bool = False
+    index: int = 0
+
+    @property
+    def label_text(self) -> str:
+        """The nearby label text as the rule-based recognisers expect it (above, then same row)."""
+        return f"{self.above} {self.left} {self.right}".strip()
+
+
+def bounds(line: TextLine) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1) of a line's quad."""
+    q = line.quad
+    return float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())
+
+
+def reading_order(lines: list[TextLine]) -> list[TextLine]:
+    """Lines sorted top to bottom, then left to right."""
+    return sorted(lines, key=lambda l: (float(l.quad[:, 1].min()), float(l.quad[:, 0].min())))
+
+
+def line_contexts(lines: list[TextLine]) -> list[LineContext]:
+    """``LineContext`` of every line in ``lines`` (same order as given)."""
+    if not lines:
+        return []
+    boxes = np.array([bounds(l) for l in lines], np.float32).reshape(-1, 4)
+    heights = np.maximum(boxes[:, 3] - boxes[:, 1], 1.0)
+    median_h = float(np.median(heights))
+    order = {id(l): i for i, l in enumerate(reading_order(lines))}
+    return [_context(i, lines, boxes, heights, median_h, order[id(lines[i])]) for i in range(len(lines))]
+
+
+def _context(i: int, lines, boxes: np.ndarray, heights: np.ndarray, median_h: float, index: int) -> LineContext:
+    x0, y0, x1, y1 = boxes[i]
+    h = float(heights[i])
+    best, best_gap, left, right = "", 3.0 * h, [], []
+    aligned_above = aligned_below = below_smaller = False
+    for j, (ox0, oy0, ox1, oy1) in enumerate(boxes):
+        if j == i:
+            continue
+        same_row = abs(oy0 - y0) < 0.5 * h
+        if oy1 <= y0 + 0.3 * h and ox1 > x0 - h and ox0 < x1:
+            gap = y0 - oy1 + 0.3 * h
+            if 0 <= gap < best_gap:
+                best, best_gap = lines[j].text, gap
+            if abs(ox0 - x0) < 0.8 * h and y0 - oy1 < 0.9 * h:
+                aligned_above = True
+        elif same_row and ox1 <= x0 + 2 and x0 - ox1 < 20 * h:
+            left.append((float(ox1), lines[j].text))
+        elif same_row and ox0 >= x1 - 2 and ox0 - x1 < 20 * h:
+            right.append((float(ox0), lines[j].text))
+        if oy0 >= y1 - 0.3 * h and abs(ox0 - x0) < 0.8 * h and oy0 - y1 < 0.9 * h:
+            aligned_below = True
+            below_smaller = below_smaller or heights[j] < 0.9 * h
+    same_left = " ".join(t for _, t in sorted(left, reverse=True)[:2][::-1])
+    same_right = " ".join(t for _, t in sorted(right)[:1])
+    return LineContext(best, same_left, same_right, h / max(median_h, 1.0), aligned_above, aligned_below,
+                       below_smaller, index)  # fmt: skip

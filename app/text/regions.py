@@ -1,0 +1,178 @@
+"""Text read as wholes: identity documents, cards and labels; multi-line postal addresses; and the
+detector's text boxes that the reading contradicts.
+
+* Documents: on a passport / ID / licence page (a machine-readable zone is read, or the detector
+  boxes a ``passport``, ``id_card``, ``payment_card`` or ``shipping_label`` whose text reads like a
+  document), every token that is not a printed template label ("Surname / Nom", "Date of birth",
+  "VALID THRU", …) is a variable field and is hidden: names, numbers, dates, places, sex,
+  nationality and the MRZ itself.
+* Addresses: lines of one left-aligned block that read as parts of an address become one region.
+* Precision: a detector text-PII box that lies on lines read clearly as not private is dropped.
+
+All boxes are xyxy float32 in frame pixels.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.text.classifier import LineReading
+from app.text.features import EDGE_PUNCT
+from app.text.layout import bounds
+
+MRZ_LINE = re.compile(r"^[A-Z0-9<]{25,46}$")
+DOCUMENT_CLASSES = ("passport", "id_card", "payment_card", "shipping_label")
+# Printed labels of ID pages, cards and parcel labels (en, de, fr, es, it, nl, pt, pl), lower-cased.
+TEMPLATE_WORDS = frozenset("""
+surname surnames name names given forename forenames first last middle family nom noms prénom prénoms prenom prenoms
+apellido apellidos nombre nombres cognome nome nomi achternaam voornamen sobrenome nazwisko imiona imię vorname vornamen
+familienname geburtsname date dates of birth place birthplace sex sexe sexo sesso geslacht płeć geschlecht nationality
+nationalité nacionalidad nazionalità nationaliteit nacionalidade obywatelstwo staatsangehörigkeit issue issued issuing
+expiry expiration expires exp valid validity thru through until till from to date d'expiration délivrance emission
+expedición caducidad validez scadenza gültig bis ausstellungsdatum ausstellende behörde authority autorité autoridad
+behörde signature signatures firma unterschrift holder holder's titulaire titular card number no no. nº n° nr nr.
+num num. numéro número numero nummer document documento dokument passport passeport pasaporte passaporto paspoort
+reisepass paszport type typ tipo code country pays país paese land kraj height taille größe altura eyes colour color
+address adresse dirección domicilio indirizzo anschrift wohnort residence résidence residencia personal personnel
+identity identité identidad identità identiteit identidade identification id national nationale nacional nazionale
+card carte tarjeta carta karte kaart cartão dowód osobisty personalausweis ausweis driving driver driver's licence
+license permis conduire führerschein carnet conducir patente rijbewijs class classes categories catégories restrictions
+endorsements dl dob ln fn iss exp. dd republic république república repubblica republiek republik rzeczpospolita
+federal bundesrepublik deutschland kingdom united states america of the and de la del der und et e y van european
+union union européenne unión europea ministry ministère government state états estados ship shipping deliver delivery
+recipient sender from: to: tracking weight kg lb priority parcel package colis paket paquete express standard service
+postage paid return ref reference barcode order qty customer date: sig. m/f f m x valid thru member since bank debit
+credit visa mastercard maestro amex electron contactless
+""".split())
+
+
+@dataclass(frozen=True)
+class Region:
+    """A box to hide (xyxy, frame pixels), its text class and score, and why (for logs/tests)."""
+
+    xyxy: np.ndarray
+    class_name: str
+    score: float
+    reason: str
+
+
+def is_mrz(text: str) -> bool:
+    """True when ``text`` reads like a line of a machine-readable zone (ICAO 9303)."""
+    compact = text.replace(" ", "").upper()
+    return bool(MRZ_LINE.match(compact)) and compact.count("<") >= 2
+
+
+def is_template_token(raw: str) -> bool:
+    """True for a printed label word of a document, or bare punctuation such as '/'."""
+    word = raw.strip(EDGE_PUNCT).lower()
+    return not word.strip("/-·|") or word in TEMPLATE_WORDS or all(w in TEMPLATE_WORDS for w in re.split(r"[/|]", word) if w)
+
+
+def mrz_regions(readings: list[LineReading]) -> list[np.ndarray]:
+    """Document areas (xyxy) implied by MRZ lines: the page above the zone, as wide as the zone."""
+    mrz = [bounds(r.line) for r in readings if is_mrz(r.line.text)]
+    if not mrz:
+        return []
+    b = np.array(mrz, np.float32)
+    x0, y0, x1, y1 = float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())
+    w = x1 - x0
+    return [np.array([x0 - 0.06 * w, y1 - 0.75 * w, x1 + 0.06 * w, y1 + 0.02 * w], np.float32)]
+
+
+def _inside(line_box, region: np.ndarray, share: float = 0.6) -> bool:
+    x0, y0, x1, y1 = line_box
+    iw = max(0.0, min(x1, region[2]) - max(x0, region[0]))
+    ih = max(0.0, min(y1, region[3]) - max(y0, region[1]))
+    return iw * ih >= share * max((x1 - x0) * (y1 - y0), 1e-6)
+
+
+def looks_like_document(readings: list[LineReading], region: np.ndarray) -> bool:
+    """True when the lines inside ``region`` include an MRZ or at least two template label lines
+    (so a detector box on a window full of ordinary UI text does not blank the window)."""
+    inside = [r for r in readings if _inside(bounds(r.line), region)]
+    labels = sum(1 for r in inside if r.line.text.strip() and all(is_template_token(t) for t in r.line.text.split()))
+    return any(is_mrz(r.line.text) for r in inside) or labels >= 2
+
+
+def document_fields(readings: list[LineReading], region: np.ndarray, span_box) -> list[Region]:
+    """Boxes over the variable fields of the document in ``region``: every run of non-template
+    tokens of every line inside it. ``span_box(line, start, end)`` maps a character span to xyxy."""
+    out = []
+    for r in readings:
+        if not _inside(bounds(r.line), region):
+            continue
+        run: list[tuple[int, int, int]] = []  # (start, end, token index)
+        for k, (s, e) in enumerate(r.token_bounds):
+            if is_template_token(r.line.text[s:e]):
+                out += _run_region(r, run, span_box)
+                run = []
+            else:
+                run.append((s, e, k))
+        out += _run_region(r, run, span_box)
+    return out
+
+
+def _run_region(r: LineReading, run: list[tuple[int, int, int]], span_box) -> list[Region]:
+    if not run:
+        return []
+    cls = "id_number" if is_mrz(r.line.text) else r.private_class[run[0][2]]
+    return [Region(span_box(r.line, run[0][0], run[-1][1]), cls, 0.85, "document field")]
+
+
+def address_blocks(readings: list[LineReading], min_p: float = 0.25) -> list[Region]:
+    """One region per block of left-aligned, vertically adjacent lines of which at least one holds
+    a postal-address span and the others read as address parts (P(private) ≥ ``min_p`` with
+    ``postal_address`` as their likeliest private class)."""
+
+    def address_like(r: LineReading) -> bool:
+        if any(s.class_name == "postal_address" for s in r.spans):
+            return True
+        return r.p_private >= min_p and "postal_address" in r.private_class
+
+    seeds = [i for i, r in enumerate(readings) if any(s.class_name == "postal_address" for s in r.spans)]
+    boxes = [bounds(r.line) for r in readings]
+    used: set[int] = set()
+    out = []
+    for i in seeds:
+        if i in used:
+            continue
+        block = {i}
+        frontier = [i]
+        while frontier:
+            j = frontier.pop()
+            x0, y0, x1, y1 = boxes[j]
+            h = y1 - y0
+            for k, (a0, b0, a1, b1) in enumerate(boxes):
+                if k in block or abs(a0 - x0) > 1.5 * h or not (0.6 < (b1 - b0) / max(h, 1e-6) < 1.6):
+                    continue
+                gap = max(b0 - y1, y0 - b1)
+                if -0.3 * h <= gap <= 1.0 * h and address_like(readings[k]):
+                    block.add(k)
+                    frontier.append(k)
+        used |= block
+        if len(block) >= 2:
+            b = np.array([boxes[k] for k in block], np.float32)
+            out.append(Region(np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()], np.float32),
+                              "postal_address", 0.8, f"address block of {len(block)} lines"))  # fmt: skip
+    return out
+
+
+def contradicted(box: np.ndarray, readings: list[LineReading], max_private: float = 0.15, min_cover: float = 0.5,
+                 min_line_score: float = 0.6) -> bool:  # fmt: skip
+    """True when the lines under ``box`` (xyxy) cover at least ``min_cover`` of it, all were read
+    clearly (OCR score ≥ ``min_line_score``) and none is private with P > ``max_private``."""
+    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+    covered, under = 0.0, []
+    for r in readings:
+        x0, y0, x1, y1 = bounds(r.line)
+        iw = max(0.0, min(x1, box[2]) - max(x0, box[0]))
+        ih = max(0.0, min(y1, box[3]) - max(y0, box[1]))
+        if iw * ih > 0.3 * max((x1 - x0) * (y1 - y0), 1e-6):
+            covered += iw * ih
+            under.append(r)
+    if not under or covered < min_cover * area:
+        return False
+    return all(r.line.score >= min_line_score and r.p_private <= max_private and not r.spans for r in under)

@@ -1,0 +1,90 @@
+"""From OCR lines of one frame to boxes to hide, and the reading's say on the other detectors' boxes.
+
+``read_screen`` turns lines into PII boxes: span boxes from the classifier (or from the rules when
+no classifier is loaded), the variable fields of documents found by their MRZ, and multi-line
+address blocks. ``refine`` then runs on the fused detections of all detectors: documents the visual
+detector boxed get the same field-by-field treatment, and detector text boxes that the reading
+contradicts (a headline, a message preview) are dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.core.detections import Detections, Source, concat
+from app.core.policy import TEXT_PII
+from app.text.classifier import LineReading, TextPiiClassifier
+from app.text.layout import line_contexts
+from app.text.lines import TextLine, fit_rows_to_ink, span_xyxy
+from app.text.recognisers import find_pii
+from app.text.regions import DOCUMENT_CLASSES, Region, address_blocks, contradicted, document_fields, looks_like_document, mrz_regions
+
+log = logging.getLogger(__name__)
+
+DOCUMENT_MIN_SCORE = 0.3  # detector document boxes weaker than this do not switch on document mode
+
+
+@dataclass
+class ScreenReading:
+    """One frame as read: the line readings (classifier path only), the boxes found, the frame."""
+
+    readings: list[LineReading] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+    frame: np.ndarray | None = None
+
+    def detections(self) -> Detections:
+        """The regions as ``Detections`` over ``TEXT_PII``, tagged ``Source.OCR``."""
+        if not self.regions:
+            return Detections.empty(TEXT_PII)
+        index = {n: i for i, n in enumerate(TEXT_PII)}
+        n = len(self.regions)
+        return Detections(np.array([r.xyxy for r in self.regions], np.float32).reshape(n, 4),
+                          np.array([r.score for r in self.regions], np.float32),
+                          np.array([index[r.class_name] for r in self.regions], np.int32), TEXT_PII,
+                          sources=np.full(n, Source.OCR, np.int8))  # fmt: skip
+
+
+def _span_box(frame: np.ndarray):
+    return lambda line, start, end: fit_rows_to_ink(frame, span_xyxy(line, start, end))
+
+
+def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiClassifier | None) -> ScreenReading:
+    """Boxes to hide for ``lines`` read from ``frame`` (H, W, 3) uint8 BGR."""
+    box = _span_box(frame)
+    quality = {id(l): 0.6 + 0.4 * min(1.0, l.score) for l in lines}
+    if classifier is None:
+        regions = [Region(box(line, s.start, s.end), s.class_name, s.score * quality[id(line)], s.recogniser)
+                   for line, ctx in zip(lines, line_contexts(lines)) for s in find_pii(line.text, ctx.label_text)]  # fmt: skip
+        return ScreenReading([], regions, frame)
+    readings = classifier.read(lines)
+    regions = [Region(box(r.line, s.start, s.end), s.class_name, s.score * quality[id(r.line)], s.recogniser)
+               for r in readings for s in r.spans]  # fmt: skip
+    for area in mrz_regions(readings):
+        regions += document_fields(readings, area, box)
+    regions += address_blocks(readings)
+    return ScreenReading(readings, regions, frame)
+
+
+def refine(fused: Detections, reading: ScreenReading) -> Detections:
+    """``fused`` (all detectors) adjusted by the text reading: document fields added for document
+    boxes of the detector, contradicted detector text-PII boxes dropped. Unchanged without a
+    classifier reading."""
+    if not reading.readings or not len(fused) or reading.frame is None:
+        return fused
+    labels = fused.labels
+    from_detector = fused.sources == Source.DETECTOR
+    added: list[Region] = []
+    for i in np.flatnonzero(from_detector & (fused.scores >= DOCUMENT_MIN_SCORE)):
+        if labels[i] in DOCUMENT_CLASSES and looks_like_document(reading.readings, fused.xyxy[i]):
+            added += document_fields(reading.readings, fused.xyxy[i], _span_box(reading.frame))
+    drop = np.array([bool(from_detector[i] and labels[i] in TEXT_PII and contradicted(fused.xyxy[i], reading.readings))
+                     for i in range(len(fused))], bool)  # fmt: skip
+    if drop.any():
+        log.info("text reading dropped %d detector text box(es) on lines read as not private", int(drop.sum()))
+    out = fused.take(~drop)
+    if added:
+        out = concat([out, ScreenReading(regions=added).detections()], fused.class_names)
+    return out

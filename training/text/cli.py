@@ -1,0 +1,59 @@
+"""``python -m training text-classifier``: render screens, read them with the app's OCR (cached under
+``data/text_ocr``), train the text-PII classifier and write ``models/text-pii.npz`` plus a metrics
+JSON beside it. Scenes already read are reused, so a second run only retrains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from app.text.gazetteer import SHIPPED, build_compact, name_table
+from training.text.ocr_data import DEFAULT_DIR, generate, iter_scenes
+from training.text.train import train
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m training text-classifier", description=__doc__)
+    p.add_argument("--scenes", type=int, default=600, help="rendered scenes to read with OCR (default %(default)s)")
+    p.add_argument("--seed", type=int, default=1, help="scene seed (default %(default)s)")
+    p.add_argument("--data", type=Path, default=DEFAULT_DIR, help="OCR cache folder (default %(default)s)")
+    p.add_argument("--out", type=Path, default=Path("models/text-pii.npz"), help="model file (default %(default)s)")
+    p.add_argument("--dim", type=int, default=1 << 17, help="hashed feature space size (default %(default)s)")
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--test-share", type=float, default=0.15, help="last share of scenes held out for the metrics")
+    p.add_argument("--threshold", type=float, default=0.5, help="decision threshold on P(private)")
+    p.add_argument("--cached-only", action="store_true", help="train on the scenes already read; run no OCR")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; exit code 0 on success, 2 when there is no data."""
+    args = parse(list(sys.argv[1:] if argv is None else argv))
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    t0 = time.perf_counter()
+    if not args.cached_only:
+        generate(args.data, args.seed, args.scenes)
+    scenes = list(iter_scenes(args.data, args.seed))[: args.scenes]
+    if len(scenes) < 10:
+        print(f"error: only {len(scenes)} scenes under {args.data / str(args.seed)}; run without --cached-only", file=sys.stderr)
+        return 2
+    if not SHIPPED.is_file():  # the app must read the very name table the model learns from
+        source = build_compact()
+        if source is not None:
+            shutil.copyfile(source, SHIPPED)
+    n_test = max(1, int(round(len(scenes) * args.test_share)))
+    t_ocr = time.perf_counter() - t0
+    model, result = train(scenes[:-n_test], scenes[-n_test:], name_table(), args.dim, args.epochs, args.threshold)
+    result.update({"seed": args.seed, "seconds_total": round(time.perf_counter() - t0, 1), "seconds_ocr_this_run": round(t_ocr, 1),
+                   "command": "python -m training text-classifier " + " ".join(argv or sys.argv[1:])})  # fmt: skip
+    model.meta["metrics"] = result
+    model.save(args.out)
+    args.out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    print(json.dumps(result, indent=1))
+    return 0

@@ -1,0 +1,160 @@
+"""Screens for the text-PII classifier: the detector's generators (imported, never edited) plus two
+text-heavy screens of our own that teach what is NOT private and how context reads:
+
+* ``shop_news``: headlines, marketing copy, product and company names, prices, order numbers,
+  dates that are not birth dates, UI labels — and a "Ship to" block whose name/address are PII;
+* ``message_thread``: chat text with sentence cues ("my name is …", "call me at …"), labelled on
+  the span only, among plain message bodies.
+
+Every scene function takes a seeded ``np.random.Generator`` and returns ``(BGR uint8, [(class,
+xyxy)])`` like ``training.synth.generators``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from training.synth import fakedata as fd
+from training.synth import generators as g
+from training.synth import objects as ob
+from training.synth.qtkit import Canvas, make_font
+from training.synth.ui import theme
+
+Scene = tuple[np.ndarray, list]
+
+UI_WORDS = ("Home", "Search", "Settings", "Cart", "Orders", "Account", "Help", "Sign in", "Log out", "Deals",
+            "Categories", "Wishlist", "Notifications", "Profile", "Messages", "Back", "Next", "Apply", "Filter",
+            "Sort by", "Add to cart", "Buy now", "Subscribe", "Share", "Details", "Overview", "Inbox", "Archive")
+HEADLINE_STARTS = ("Breaking:", "Opinion:", "Review:", "Exclusive:", "", "", "")
+
+
+def _headline(rng: np.random.Generator) -> str:
+    fake = fd.faker_for(rng, "en_US")
+    words = fake.sentence(nb_words=int(rng.integers(4, 10))).rstrip(".")
+    start = str(rng.choice(HEADLINE_STARTS))
+    text = f"{start} {words}".strip()
+    return text.title() if rng.random() < 0.5 else text
+
+
+def _product(rng: np.random.Generator) -> str:
+    fake = fd.faker_for(rng)
+    kind = int(rng.integers(0, 3))
+    if kind == 0:
+        return f"{fake.company().split()[0]} {fake.word().title()} {rng.choice(['Pro', 'Max', 'Mini', 'X', '2', 'Lite'])}"
+    if kind == 1:
+        return fake.catch_phrase()[:40]
+    return f"{fake.color_name()} {fake.word()} {rng.choice(['set', 'jacket', 'lamp', 'mug', 'case', 'chair'])}"
+
+
+def _date_not_birth(rng: np.random.Generator) -> str:
+    fake = fd.faker_for(rng)
+    d = fake.date_between(start_date="-2y", end_date="+1y")
+    fmt = str(rng.choice(["%d/%m/%Y", "%d.%m.%Y", "%Y-%m-%d", "%d %b %Y", "%b %d, %Y"]))
+    return f"{rng.choice(['Delivered', 'Ordered', 'Updated', 'Posted', 'Arrives', 'Due'])} {d.strftime(fmt)}"
+
+
+def shop_news(rng: np.random.Generator) -> Scene:
+    """A shop / news page: mostly harmless text, plus one shipping block with a name and address."""
+    w, h = float(rng.choice([1280, 1440, 1600])), float(rng.choice([900, 1000, 1100]))
+    th = theme(rng)
+    c = Canvas(w, h, th.bg)
+    fam = th.family
+    x = 40.0
+    for i, word in enumerate(rng.choice(UI_WORDS, 7, replace=False)):
+        c.text(x, 18, str(word), make_font(fam, 15), th.muted)
+        x += 40 + 9 * len(str(word))
+    c.text(40, 70, _headline(rng), make_font(fam, float(rng.uniform(30, 42)), bold=True), th.text)
+    c.text(40, 130, fd.sentence(rng, (8, 14)), make_font(fam, 17), th.muted)
+    y = 180.0
+    fv = make_font(fam, 17)
+    for _ in range(int(rng.integers(4, 8))):
+        c.text(40, y, _product(rng), make_font(fam, 19, bold=bool(rng.random() < 0.5)), th.text)
+        c.text(40, y + 28, f"{rng.choice(['$', '€', '£'])}{rng.integers(2, 999)}.{rng.integers(0, 100):02d}", fv, th.text)
+        c.text(200, y + 28, str(rng.choice([fd.negative(rng), _date_not_birth(rng), "In stock", "Free delivery"])), fv, th.muted)
+        y += 70
+        if y > h - 120:
+            break
+    p = fd.make_person(rng)
+    bx = w - 460
+    c.text(bx, 180, str(rng.choice(["Ship to", "Delivery address", "Shipping address", "Deliver to"])), make_font(fam, 16, bold=True), th.text)
+    c.text(bx, 210, p.name, fv, th.text, cls="person_name")
+    c.text(bx, 236, p.street, fv, th.text, cls="postal_address")
+    c.text(bx, 262, p.city_line[:34], fv, th.text, cls="postal_address")
+    c.text(bx, 300, f"Order #{fd._digits(rng, 3)}-{fd._digits(rng, 7)}", fv, th.muted)
+    c.text(bx, 326, _date_not_birth(rng), fv, th.muted)
+    c.text(bx, 380, str(rng.choice(["Sold by", "Brand", "Manufacturer"])) + " " + fd.faker_for(rng).company()[:30], fv, th.muted)
+    c.text(bx, 420, _headline(rng)[:40], make_font(fam, 22, bold=True), th.text)
+    return c.finish()
+
+
+CUES = (("my name is {}", "person_name", "name"), ("I'm {}, nice to meet you", "person_name", "first"),
+        ("call me at {}", "phone_number", "phone"), ("your brother's name is {}", "person_name", "name"),
+        ("send it to {}", "email", "email"), ("this is {} from support", "person_name", "name"),
+        ("ask {} about it", "person_name", "first"), ("my number is {}", "phone_number", "phone"))
+
+
+def message_thread(rng: np.random.Generator) -> Scene:
+    """Chat bubbles: plain message bodies and a few with a PII span after a sentence cue."""
+    th = theme(rng)
+    w, h = 720.0, float(rng.choice([1280, 1400]))
+    c = Canvas(w, h, th.bg)
+    fam = th.family
+    other = fd.make_person(rng)
+    c.text(90, 28, other.name, make_font(fam, 22, bold=True), th.text, cls="person_name")
+    c.text(90, 58, str(rng.choice(["online", "last seen today", "typing…", "Active now"])), make_font(fam, 14), th.muted)
+    y = 110.0
+    f = make_font(fam, float(rng.uniform(16, 20)))
+    while y < h - 80:
+        mine = bool(rng.random() < 0.5)
+        x = 300.0 if mine else 24.0
+        c.rect(x - 10, y - 6, 400, 44, th.surface, 14)
+        if rng.random() < 0.35:
+            cue, cls, field = CUES[int(rng.integers(0, len(CUES)))]
+            p = fd.make_person(rng)
+            value = {"name": p.name, "first": p.first, "phone": p.phone, "email": p.email}[field]
+            before, after = cue.split("{}")
+            c.spans(x, y, [(before, None), (value, cls), (after, None)], f, th.text)
+        else:
+            c.text(x, y, fd.sentence(rng, (3, 9))[:44], f, th.text)
+        c.text(x + 330, y + 24, f"{rng.integers(0, 24):02d}:{rng.integers(0, 60):02d}", make_font(fam, 11), th.muted)
+        y += 64
+    return c.finish()
+
+
+def _obj(name: str) -> Callable[[np.random.Generator], Scene]:
+    return lambda rng: ob.OBJECTS[name](rng)
+
+
+# name -> (scene function, weight). Screens at the sizes the app sees; documents flat and in photos.
+SCENES: dict[str, tuple[Callable[[np.random.Generator], Scene], float]] = {
+    "mobile_chat": (g.GENERATORS["mobile_chat"].fn, 1.0),
+    "mobile_contacts": (g.GENERATORS["mobile_contacts"].fn, 1.2),
+    "mobile_2fa": (g.GENERATORS["mobile_2fa"].fn, 0.4),
+    "mobile_bank": (g.GENERATORS["mobile_bank"].fn, 0.6),
+    "browser": (g.GENERATORS["browser"].fn, 1.5),
+    "terminal": (g.GENERATORS["terminal"].fn, 0.5),
+    "password_manager": (g.GENERATORS["password_manager"].fn, 0.7),
+    "widget_form": (g.GENERATORS["widget_form"].fn, 0.6),
+    "id_card": (_obj("id_card"), 0.6),
+    "passport": (_obj("passport"), 0.6),
+    "payment_card": (_obj("payment_card"), 0.3),
+    "shipping_label": (_obj("shipping_label"), 0.5),
+    "paper_document": (_obj("paper_document"), 0.5),
+    "receipt": (_obj("receipt"), 0.3),
+    "ticket": (_obj("ticket"), 0.3),
+    "photo_documents": (g.GENERATORS["photo_documents"].fn, 0.4),
+    "shop_news": (shop_news, 1.2),
+    "message_thread": (message_thread, 0.8),
+}
+
+
+def scene_of(seed: int, i: int) -> tuple[str, np.ndarray, list]:
+    """Deterministic scene ``i`` of ``seed``: (scene name, BGR image, [(class, xyxy)])."""
+    rng = np.random.default_rng([seed, i])
+    names = list(SCENES)
+    weights = np.array([SCENES[n][1] for n in names])
+    name = names[int(rng.choice(len(names), p=weights / weights.sum()))]
+    image, labels = SCENES[name][0](rng)
+    return name, image, [(str(c), tuple(float(v) for v in b)) for c, b in labels]
