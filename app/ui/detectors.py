@@ -25,6 +25,7 @@ class DetectorInfo:
     class_names: tuple[str, ...] = ()
     domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     message: str = ""  # a warning (some detector missing) or why none loaded
+    complete: bool = True  # False: a configured detector is missing, so images are "detection incomplete"
 
 
 def detector_config(model_path: Path | None = None, cpu_only: bool = False, **flags: object) -> DetectorConfig:
@@ -78,9 +79,13 @@ def describe(built: BuiltDetectors, model_path: Path | None = None) -> DetectorI
         others = ", ".join(sorted({_pretty_name(d) for d in built.detectors}))
         warnings = [w for w in warnings if w not in missing]
         warnings.insert(0, f"No detector model found at {model_path or DEFAULT_MODEL_PATH} — screenshot detection "
-                           f"unavailable ({others} still run); you can still draw boxes by hand.")  # fmt: skip
+                           f"unavailable ({others} still run).")  # fmt: skip
+    message = "  ·  ".join(warnings)
+    if not built.complete:
+        message = f"Detection incomplete — {message} Images are not saved or copied until this is fixed, the " \
+                  "detector is switched off in Settings, or you mark an image as checked by hand."
     return DetectorInfo(True, first_provider(built.detectors), tuple(names), domains_of(built.detectors),
-                        "  ·  ".join(warnings))  # fmt: skip
+                        message, built.complete)  # fmt: skip
 
 
 def _pretty_name(detector: Detector) -> str:
@@ -92,12 +97,12 @@ def describe_failure(exc: Exception, model_path: Path | None) -> DetectorInfo:
     from app.inference.vpd_detector import DEFAULT_MODEL_PATH
 
     path = model_path or DEFAULT_MODEL_PATH
-    tail = "detection unavailable; you can still draw boxes by hand"
+    tail = "detection unavailable; draw boxes by hand, then mark the image as checked by hand to save it"
     if isinstance(exc, ModelError) and "not found" in str(exc):
         message = f"No detector model found at {path} — {tail}."
     else:
         message = f"The detector could not be loaded ({exc}) — {tail}."
-    return DetectorInfo(False, "none", (), {}, message)
+    return DetectorInfo(False, "none", (), {}, message, complete=False)
 
 
 def first_provider_name(detectors: Sequence[Detector]) -> str:

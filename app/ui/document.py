@@ -35,6 +35,14 @@ class DocStatus(str, Enum):
     READY = "ready"
     SAVED = "saved"
     ERROR = "error"
+    # A detector failed or is missing: the boxes may not cover everything. Blocks Save, Save all
+    # and Copy until detection succeeds or the user marks the image as checked by hand.
+    INCOMPLETE = "detection incomplete"
+
+    @property
+    def can_output(self) -> bool:
+        """True when a redacted copy of an image in this state may be saved or copied."""
+        return self in (DocStatus.READY, DocStatus.SAVED)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ from PySide6.QtGui import QGuiApplication, QImage
 from app.core.detections import Detections
 from app.core.errors import ImageReadError, OutputError, VpdError
 from app.core.pipeline import Pipeline
-from app.media.image_io import SUPPORTED_SUFFIXES, read_image, write_image
+from app.core.redact import opaque_alpha
+from app.media.image_io import SUPPORTED_SUFFIXES, read_image, visible_pixels, write_image
 from app.ui.detectors import DetectorFactory, DetectorInfo, describe, describe_failure
 from app.ui.document import DocStatus, ImageDocument
 from app.ui.qt_image import bgr_to_qimage, qimage_to_bgr, thumbnail
@@ -51,8 +52,10 @@ def free_target(folder: Path, stem: str, suffix: str) -> Path:
 
 
 def save_redacted(pixels: np.ndarray, alpha, hidden: Detections, render: Pipeline, folder: Path, stem: str, suffix: str) -> Path:
-    """Render and write a metadata-free copy under a free name (worker thread)."""
+    """Render and write a metadata-free copy under a free name (worker thread); inside hidden
+    boxes the alpha channel (if any) is made opaque, so the fill shows on any background."""
     frame = render.render(pixels, hidden)
+    alpha = opaque_alpha(alpha, render.padded(hidden, pixels.shape[:2]).xyxy)
     for _ in range(5):  # another program may take the name between the check and the write
         target = free_target(folder, stem, suffix)
         try:
@@ -87,6 +90,7 @@ class ImageController(QObject):
         self.detector_info = DetectorInfo(False, message="Loading the detector…")
         self.output_folder: Path | None = _path_or_none(prefs.value("images/output_folder", ""))
         self._pipeline: Pipeline | None = None  # touched only on the detect thread
+        self._incomplete = "Loading the detector…"  # why detection is incomplete ("" = complete); detect thread
         self._render_seq = 0
         self.detect_runner = TaskRunner("vpd-detect", self)
         self.io_runner = TaskRunner("vpd-image-io", self)
@@ -107,12 +111,18 @@ class ImageController(QObject):
             self._pipeline = None
             try:
                 built = factory()
-            except VpdError as exc:
-                return describe_failure(exc, self.model_path)
+            except Exception as exc:  # noqa: BLE001 - any loading failure (cache, protobuf) blocks saving
+                info = describe_failure(exc, self.model_path)
+                self._incomplete = info.message
+                return info
             self._pipeline = Pipeline(built.detectors)
+            self._incomplete = "; ".join(built.warnings)
             return describe(built, self.model_path)
 
         self.detect_runner.submit(job, self._on_detectors)
+        for doc in self.documents:  # queued after the reload: re-run what failed with the old detectors
+            if doc.status is DocStatus.INCOMPLETE:
+                self.detect(doc)
 
     def _on_detectors(self, info: DetectorInfo) -> None:
         self.detector_info = info
@@ -190,31 +200,62 @@ class ImageController(QObject):
         """Run the detectors on ``doc`` (again); manual boxes are kept."""
         if doc.pixels is None:
             return
-        pixels = doc.pixels
+        pixels, alpha = doc.pixels, doc.alpha
         doc.set_status(DocStatus.DETECTING)
         self.document_updated.emit(doc)
 
-        def job() -> tuple[Detections, tuple[str, ...]] | None:
+        def job() -> tuple[Detections | None, tuple[str, ...], str]:
             if self._pipeline is None:
-                return None
-            return self._pipeline.detect(pixels), self._pipeline.notes()
+                return None, (), self._incomplete or "no detector loaded"
+            found = self._pipeline.detect(visible_pixels(pixels, alpha))  # text only in alpha is found too
+            return found, self._pipeline.notes(), self._incomplete
 
         self.detect_runner.submit(job, lambda d: self._on_detected(doc, d), lambda e: self._on_detect_failed(doc, e))
 
-    def _on_detected(self, doc: ImageDocument, found: tuple[Detections, tuple[str, ...]] | None) -> None:
+    def _on_detected(self, doc: ImageDocument, found: tuple[Detections | None, tuple[str, ...], str]) -> None:
         if doc not in self.documents:
             return
-        if found is not None:
-            doc.set_detections(found[0])
-            for note in found[1]:
-                self.warning.emit(f"{doc.name}: {note}")
-        doc.set_status(DocStatus.READY)
+        detections, notes, incomplete = found
+        if detections is not None:
+            doc.set_detections(detections)
+        for note in notes:
+            self.warning.emit(f"{doc.name}: {note}")
+        if incomplete:
+            doc.set_status(DocStatus.INCOMPLETE, incomplete)
+        else:
+            doc.set_status(DocStatus.READY)
         self.document_updated.emit(doc)
 
     def _on_detect_failed(self, doc: ImageDocument, exc: Exception) -> None:
-        doc.set_status(DocStatus.READY, f"detection failed: {exc}")
+        doc.set_status(DocStatus.INCOMPLETE, f"detection failed: {exc}")
         self.document_updated.emit(doc)
-        self.error.emit(f"{doc.name}: detection failed ({exc}); boxes can still be drawn by hand.")
+        self.error.emit(f"{doc.name}: detection failed ({exc}); it is not saved or copied until detection works "
+                        "or you draw its boxes and mark it as checked by hand.")  # fmt: skip
+
+    def mark_checked_by_hand(self, doc: ImageDocument | None = None) -> bool:
+        """The user's explicit opt-in: an image whose detection is incomplete may be saved and
+        copied with the boxes it has (e.g. drawn by hand). Returns False if there was nothing to mark."""
+        doc = doc or self.current
+        if doc is None or doc.status is not DocStatus.INCOMPLETE:
+            return False
+        doc.set_status(DocStatus.READY)
+        self.document_updated.emit(doc)
+        self.info.emit(f"{doc.name}: marked as checked by hand; it is saved with the {len(doc.boxes)} box(es) it has.")
+        return True
+
+    def _blocked(self, doc: ImageDocument, action: str) -> bool:
+        """Report and return True when ``doc`` may not be saved or copied yet."""
+        if doc.status in (DocStatus.DETECTING, DocStatus.LOADING):
+            self.error.emit(f"{doc.name} is still being analysed; {action} when its boxes are shown.")
+            return True
+        if doc.status is DocStatus.INCOMPLETE:
+            self.error.emit(f"{doc.name}: {action} refused — detection incomplete ({doc.error}). Fix the detector, "
+                            "or check the image, draw any missing boxes and use Edit → Mark as checked by hand.")  # fmt: skip
+            return True
+        if not doc.status.can_output:
+            self.error.emit(f"{doc.name}: cannot {action} ({doc.error or doc.status.value}).")
+            return True
+        return False
 
     # ----- selection and settings --------------------------------------------------------------
     def set_current(self, doc: ImageDocument | None) -> None:
@@ -288,8 +329,7 @@ class ImageController(QObject):
         if doc is None or doc.pixels is None:
             self.error.emit("Nothing to save yet: open or paste an image first.")
             return False
-        if doc.status in (DocStatus.DETECTING, DocStatus.LOADING):
-            self.error.emit(f"{doc.name} is still being analysed; save when its boxes are shown.")
+        if self._blocked(doc, "save"):
             return False
         folder = folder or self.output_folder or (doc.path.parent if doc.path else None)
         if folder is None:
@@ -313,9 +353,13 @@ class ImageController(QObject):
 
     def save_all(self, folder: Path | None = None) -> int:
         """Save every analysed image; returns how many were queued."""
-        ready = [d for d in self.documents if d.status in (DocStatus.READY, DocStatus.SAVED)]
+        ready = [d for d in self.documents if d.status.can_output]
         queued = sum(self.save(d, folder) for d in ready)
-        if not ready:
+        incomplete = [d.name for d in self.documents if d.status is DocStatus.INCOMPLETE]
+        if incomplete:
+            self.error.emit(f"Not saved — detection incomplete: {', '.join(incomplete)}. Fix the detector, or check "
+                            "each image and use Edit → Mark as checked by hand.")  # fmt: skip
+        elif not ready:
             self.error.emit("No analysed images to save yet.")
         return queued
 
@@ -324,6 +368,8 @@ class ImageController(QObject):
         doc = doc or self.current
         if doc is None or doc.pixels is None:
             self.error.emit("Nothing to copy yet.")
+            return
+        if self._blocked(doc, "copy"):
             return
         pipeline, pixels = self.render_pipeline(), doc.pixels
         hidden = doc.hidden(pipeline.policy)

@@ -61,6 +61,9 @@ class ImagesView(QWidget):
         self.act_copy = A(self, "&Copy redacted", "Ctrl+Shift+C", "Copy the redacted image to the clipboard", lambda: self.c.copy_to_clipboard())
         self.act_close = A(self, "Close image", QKeySequence.StandardKey.Close, "Close the current image", self._close_current)
         self.act_redetect = A(self, "&Detect again", "F5", "Run the detectors again (manual boxes stay)", self._redetect)
+        self.act_checked = A(self, "&Mark as checked by hand", None, "Detection is incomplete for this image: allow "
+                             "saving and copying it with the boxes it has, after checking it yourself",
+                             lambda: self.c.mark_checked_by_hand())  # fmt: skip
         self.act_undo = self.undo_group.createUndoAction(self, "&Undo")
         self.act_undo.setShortcut(QKeySequence.StandardKey.Undo)
         self.act_redo = self.undo_group.createRedoAction(self, "&Redo")
@@ -192,7 +195,7 @@ class ImagesView(QWidget):
             menu.exec(global_pos)
 
     def _hidden_boxes(self, doc: ImageDocument) -> list[tuple[float, float, float, float]]:
-        if doc.pixels is None or doc.status not in (DocStatus.READY, DocStatus.SAVED):
+        if doc.pixels is None or doc.status not in (DocStatus.READY, DocStatus.SAVED, DocStatus.INCOMPLETE):
             return []
         hidden = doc.hidden_ids(self.c.choice.policy())
         return [b.xyxy for b in doc.boxes if b.id in hidden]
@@ -272,6 +275,7 @@ class ImagesView(QWidget):
         return {
             "file": [self.act_open, self.act_paste, None, self.act_save, self.act_save_to, self.act_save_all,
                      self.act_copy, None, self.act_close],
-            "edit": [self.act_undo, self.act_redo, None, self.act_delete, self.act_toggle, self.act_redetect],
+            "edit": [self.act_undo, self.act_redo, None, self.act_delete, self.act_toggle, self.act_redetect,
+                     self.act_checked],
             "view": [self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual, self.act_before, self.act_labels],
         }  # fmt: skip

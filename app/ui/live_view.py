@@ -11,9 +11,11 @@ from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QRadioButton, QSizePolicy, QVBoxLayout, QWidget)  # fmt: skip
 
+from app.ui.document import pretty
 from app.ui.live_controller import LiveController
 from app.ui.live_worker import LiveConfig, LiveStatus
 from app.ui.policy_panel import PolicyPanel
+from app.ui.settings import RedactionChoice
 
 SOURCES = (("Camera 0", "camera:0"), ("Camera 1", "camera:1"), ("Screen 1", "screen:1"), ("Screen 2", "screen:2"),
            ("Window by title…", "window:"), ("Video file (test source)…", "file:"), ("Test pattern", "synthetic:1280x720"))  # fmt: skip
@@ -44,6 +46,19 @@ class PreviewWidget(QWidget):
         target = QRect((self.width() - size.width()) // 2, (self.height() - size.height()) // 2, size.width(), size.height())
         p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         p.drawPixmap(target, self._pixmap)
+
+
+def shown_summary(choice: RedactionChoice, class_names: tuple[str, ...]) -> tuple[str, str, bool]:
+    """(chip text, tooltip, faces shown) describing what live masking leaves visible."""
+    policy = choice.policy()
+    faces_shown = not policy.hides("face") or (bool(class_names) and "face" not in class_names)
+    why = " (no face detector)" if policy.hides("face") and faces_shown else ""
+    text = f"Faces: {'SHOWN' if faces_shown else 'hidden'}{why}"
+    others = [pretty(n) for n in policy.shown(class_names) if n != "face"]
+    if others:
+        text += f" · also not hidden: {', '.join(others[:3])}{f' +{len(others) - 3}' if len(others) > 3 else ''}"
+    tip = "Not hidden in the live output: " + (", ".join(["Face"] * faces_shown + others) or "nothing")
+    return text, tip + ". Change this under “What to hide”.", faces_shown
 
 
 class LiveView(QWidget):
@@ -77,6 +92,8 @@ class LiveView(QWidget):
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setStyleSheet("background: #d1242f; color: white; font-weight: bold; padding: 8px; border-radius: 4px;")
         self.banner.hide()
+        self.shown_chip = QLabel()  # what is NOT hidden, on screen at all times
+        self._class_names: tuple[str, ...] = ()
         self.preview = PreviewWidget()
         self.telemetry = QLabel("Not running")
         self.telemetry.setStyleSheet("font-family: monospace;")
@@ -103,6 +120,7 @@ class LiveView(QWidget):
         left.addLayout(top)
         left.addLayout(out)
         left.addWidget(self.camera_note)
+        left.addWidget(self.shown_chip, 0, Qt.AlignmentFlag.AlignLeft)
         left.addWidget(self.banner)
         left.addWidget(self.preview, 1)
         left.addWidget(self.telemetry)
@@ -113,6 +131,8 @@ class LiveView(QWidget):
         c = controller
         self.panel.set_choice(c.choice.get())
         self.panel.choice_changed.connect(c.set_choice)
+        self.panel.choice_changed.connect(lambda _=None: self._update_chip())
+        self._update_chip()
         self.start_button.clicked.connect(self.toggle)
         self.source.currentIndexChanged.connect(self._source_changed)
         c.preview.connect(self._on_preview)
@@ -125,6 +145,18 @@ class LiveView(QWidget):
         if saved.startswith(("window:", "file:")) or (saved and index == 5):
             self.source_detail.setText(saved.split(":", 1)[1] if ":" in saved else saved)
         self._fps_t = 0.0
+
+    def set_class_names(self, names: tuple[str, ...]) -> None:
+        """Classes the loaded detectors can find (for the not-hidden chip)."""
+        self._class_names = tuple(names)
+        self._update_chip()
+
+    def _update_chip(self) -> None:
+        text, tip, faces_shown = shown_summary(self.c.choice.get(), self._class_names)
+        self.shown_chip.setText(text)
+        self.shown_chip.setToolTip(tip)
+        colour = "#9a6700; color: white" if faces_shown else "#d8f3dc; color: #1a4d2e"
+        self.shown_chip.setStyleSheet(f"background: {colour}; padding: 3px 10px; border-radius: 10px; font-weight: bold;")
 
     def config(self) -> LiveConfig:
         spec = self.source.currentData()
@@ -205,4 +237,5 @@ def build_live_view(app_controller) -> LiveView:
     app_controller.live = controller
     view = LiveView(controller)
     app_controller.detector_changed.connect(lambda info: view.panel.set_classes(info.domains))
+    app_controller.detector_changed.connect(lambda info: view.set_class_names(info.class_names))
     return view

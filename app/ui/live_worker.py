@@ -75,6 +75,7 @@ class LiveWorker(QObject):
         try:
             source = self.open_source(self.config.source)
             built = self.factory()
+            built.require_complete("install it, or switch it off in Settings to stream without it")
             choice = self.choice.get()
             pipeline = Pipeline(built.detectors, choice.policy(), choice.redaction())
             fps = float(getattr(source, "fps", 30.0) or 30.0)

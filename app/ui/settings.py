@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QSettings
 
-from app.core.policy import DEFAULT_PRESET, PRESETS, Policy
+from app.core.policy import DEFAULT_PRESET, DEFAULT_PRESETS, PRESETS, Policy
 from app.core.redact import RedactionSettings, Style
 
 CUSTOM = "custom"
@@ -126,8 +126,9 @@ class Preferences:
         self.q.setValue(key, value)
 
     def choice(self, scope: str = "images") -> RedactionChoice:
-        """The saved choice of a view ('images', 'video', 'live')."""
-        default = RedactionChoice() if scope == "images" else RedactionChoice.from_preset("streaming")
+        """The saved choice of a view ('images', 'video', 'live'); before any, that view's default
+        preset (``DEFAULT_PRESETS``, shared with the CLI)."""
+        default = RedactionChoice.from_preset(DEFAULT_PRESETS.get(scope, DEFAULT_PRESET))
         text = self.value(f"{scope}/choice", "")
         return RedactionChoice.from_json(text) if text else default
 

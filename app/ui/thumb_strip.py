@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QMenu
 from app.ui.document import DocStatus, ImageDocument
 
 STATUS_COLOURS = {DocStatus.LOADING: "#8b949e", DocStatus.DETECTING: "#d29922", DocStatus.READY: "#2f81f7",
-                  DocStatus.SAVED: "#2ea043", DocStatus.ERROR: "#f85149"}  # fmt: skip
+                  DocStatus.SAVED: "#2ea043", DocStatus.ERROR: "#f85149", DocStatus.INCOMPLETE: "#db6d28"}  # fmt: skip
 ICON = QSize(112, 72)
 
 

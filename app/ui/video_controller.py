@@ -144,6 +144,7 @@ class VideoController(QObject):
 
         def work() -> tuple[ExportReport, list]:
             built = factory()
+            built.require_complete("install it, or switch it off in Settings to export without it")
             pipeline = Pipeline(built.detectors, choice.policy(), choice.redaction())
             result = export_video(job.source, job.target, pipeline, job.options(), report, cancel)
             try:

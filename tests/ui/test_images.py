@@ -225,8 +225,10 @@ def test_no_model_banner_and_manual_boxes_still_work(make_window, image, qtbot):
     assert "none" in w.provider_label.text()
     c = w.controller.images
     c.open_paths([image])
-    qtbot.waitUntil(lambda: ready(w))
+    qtbot.waitUntil(lambda: c.documents and c.current.status is DocStatus.INCOMPLETE)
     c.current.add_manual_box((10, 10, 50, 50))
+    assert not c.save(c.current)  # no detector ran: saving needs the user's explicit opt-in
+    assert c.mark_checked_by_hand(c.current)
     out = read_image(saved(w, c.current, qtbot)).pixels
     assert (out[15:45, 15:45] == 0).all()
 
