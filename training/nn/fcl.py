@@ -26,6 +26,8 @@ import torch.nn.functional as F
 from ultralytics.nn.tasks import DetectionModel
 from ultralytics.utils.loss import E2ELoss, v8DetectionLoss
 
+from training.nn.partial import PartialLabelBCE, unknown_class_mask
+
 __all__ = ["FclConfig", "FclDetectionModel", "FreqConsistencyDetectionLoss", "freq_consistency_loss", "roi_sample"]
 
 
@@ -109,11 +111,13 @@ class FreqConsistencyDetectionLoss(v8DetectionLoss):
     def __init__(self, model, tal_topk: int = 10, tal_topk2: int | None = None, cfg: FclConfig = FclConfig()):
         super().__init__(model, tal_topk=tal_topk, tal_topk2=tal_topk2)
         self.fcl = cfg
+        self.bce = PartialLabelBCE()
         self.loss_names = (*self.loss_names, "freq_loss")
 
     def loss(self, preds: dict, batch: dict):
         """``preds`` is the Detect head's training dict (``boxes``, ``scores``, ``feats``)."""
         batch_size = preds["boxes"].shape[0]
+        self.bce.unknown = unknown_class_mask(batch.get("im_file") or (), self.nc, self.device)
         assigned, loss, items = self.get_assigned_targets_and_loss(preds, batch)
         fg_mask, _, target_bboxes, anchor_points, stride_tensor = assigned
         # Recomputed (cheap) because get_assigned_targets_and_loss keeps pred boxes internal.

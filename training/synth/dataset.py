@@ -7,6 +7,7 @@ processes produce byte-identical files.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import multiprocessing as mp
 import os
@@ -51,6 +52,7 @@ class Stats:
     images: Counter = field(default_factory=Counter)
     real_boxes: Counter = field(default_factory=Counter)
     real_images: Counter = field(default_factory=Counter)
+    unknown: dict = field(default_factory=dict)  # image stem -> classes it may show unlabelled
 
 
 def split_of(seed: int, i: int) -> str:
@@ -112,13 +114,21 @@ def generator_of(seed: int, i: int, classes: frozenset[str] | None = None) -> st
 
 def render_sample(seed: int, i: int, imgsz: int = 640, classes: frozenset[str] | None = None):
     """Render sample ``i``: returns (generator name, BGR crop, [(class, xyxy)])."""
+    name, img, labels, _ = render_sample_with_unknown(seed, i, imgsz, classes)
+    return name, img, labels
+
+
+def render_sample_with_unknown(seed: int, i: int, imgsz: int = 640, classes: frozenset[str] | None = None):
+    """``render_sample`` plus the classes its real background photos may show unlabelled."""
     rng = np.random.default_rng([seed, i])
     g = pick_generator(rng, classes)
+    real.used_backgrounds.clear()
     scene, labels = g.fn(rng)
+    unknown = frozenset().union(*(item.unknown_classes(CLASS_NAMES) for item in real.used_backgrounds))
     img, labels = crop(scene, labels, rng, imgsz, g.full_view)
     if classes is not None:
         labels = [(c, b) for c, b in labels if c in classes]
-    return g.name, img, labels
+    return g.name, img, labels, unknown
 
 
 def yolo_lines(labels, w: int, h: int) -> str:
@@ -131,12 +141,12 @@ def yolo_lines(labels, w: int, h: int) -> str:
 
 def _work(args):
     seed, i, imgsz, classes, out = args
-    name, img, labels = render_sample(seed, i, imgsz, classes)
+    name, img, labels, unknown = render_sample_with_unknown(seed, i, imgsz, classes)
     split = split_of(seed, i)
     stem = f"s{i:06d}"
     cv2.imwrite(str(Path(out) / "images" / split / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 93])
     (Path(out) / "labels" / split / f"{stem}.txt").write_text(yolo_lines(labels, img.shape[1], img.shape[0]))
-    return i, name, split, [(c, b[2] - b[0], b[3] - b[1]) for c, b in labels]
+    return i, name, split, [(c, b[2] - b[0], b[3] - b[1]) for c, b in labels], (stem, sorted(unknown))
 
 
 def _init_worker():
@@ -158,10 +168,21 @@ def add_real(out: Path, stats: Stats, classes: frozenset[str] | None) -> int:
         shutil.copyfile(item.path, out / "images" / item.split / f"{stem}{item.path.suffix}")
         (out / "labels" / item.split / f"{stem}.txt").write_text(yolo_lines(labels, img.shape[1], img.shape[0]))
         stats.real_images[item.split] += 1
+        unknown = item.unknown_classes(CLASS_NAMES)
+        if unknown:
+            stats.unknown[stem] = sorted(unknown)
         if item.split == "train":
             stats.real_boxes.update(c for c, _ in labels)
         n += 1
     return n
+
+
+PARTIAL_LABELS = "partial_labels.json"
+
+
+def write_partial_labels(out: Path, unknown: dict) -> None:
+    """``partial_labels.json``: image stem -> classes not labelled in it (see ``training.nn.partial``)."""
+    (out / PARTIAL_LABELS).write_text(json.dumps(dict(sorted(unknown.items())), separators=(",", ":")))
 
 
 def write_yaml(out: Path) -> None:
@@ -203,12 +224,15 @@ def build(cfg: SynthConfig) -> tuple[Stats, float]:
     if cfg.with_real:
         add_real(out, stats, cfg.classes)
     write_yaml(out)
+    write_partial_labels(out, stats.unknown)
     return stats, rate
 
 
 def _collect(result, stats: Stats, done: set[int], total: int) -> None:
-    i, name, split, boxes = result
+    i, name, split, boxes, (stem, unknown) = result
     done.add(i)
+    if unknown:
+        stats.unknown[stem] = unknown
     stats.generators[name] += 1
     stats.images[split] += 1
     for c, w, h in boxes:

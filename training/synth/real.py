@@ -16,8 +16,15 @@ from pathlib import Path
 import numpy as np
 
 REAL_DIR = Path(os.environ.get("VPD_REAL_DIR", "/work/shared/data/real"))
-CATEGORY_MAP = {"license_plate": "license_plate", "qr_code": "qr_code", "receipt": "receipt"}
+CATEGORY_MAP = {c: c for c in ("license_plate", "qr_code", "receipt", "signature", "shop_sign", "house_number")}
 HOLDOUT = 0.2
+# A source labelled only its ``annotated_categories``; other objects in its pictures are unlabelled.
+# Street photos can hold unlabelled physical/location/human objects (plates on façades, people),
+# documents and screens (QR, receipt, signature sources) can hold anything, text PII included.
+STREET_SOURCES = frozenset({"oi_plates", "facade_shop_signs", "rf_building_numbers"})
+STREET_UNKNOWN = frozenset(("face", "person", "id_card", "passport", "payment_card", "receipt", "ticket",
+                            "shipping_label", "license_plate", "paper_document", "signature", "qr_code",
+                            "barcode", "street_sign", "house_number", "shop_sign"))
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,12 @@ class RealItem:
     source: str
     boxes: tuple[tuple[str, tuple[float, float, float, float]], ...]
     split: str  # "train" | "real_test"
+    annotated: frozenset[str] = frozenset()
+
+    def unknown_classes(self, all_classes) -> frozenset[str]:
+        """Classes this image may show unlabelled: the loss must not teach them as background here."""
+        pool = STREET_UNKNOWN if self.source in STREET_SOURCES else frozenset(all_classes)
+        return frozenset(pool) - self.annotated
 
 
 def _rank(name: str) -> float:
@@ -52,11 +65,21 @@ def load_items(root: str = str(REAL_DIR)) -> tuple[RealItem, ...]:
         for k, e in enumerate(es):
             boxes = tuple((CATEGORY_MAP[b["category"]], tuple(float(v) for v in b["box"]))
                           for b in e["boxes"] if b["category"] in CATEGORY_MAP)
-            items.append(RealItem(Path(root) / e["file"], src, boxes, "real_test" if k < n_hold else "train"))
+            annotated = frozenset(CATEGORY_MAP[c] for c in e.get("annotated_categories", ()) if c in CATEGORY_MAP)
+            items.append(RealItem(Path(root) / e["file"], src, boxes, "real_test" if k < n_hold else "train", annotated))
     return tuple(items)
+
+
+# Real items used as backgrounds by the sample being rendered (one process renders one sample at
+# a time); dataset.py resets and reads it to record the sample's unknown classes.
+used_backgrounds: list[RealItem] = []
 
 
 def random_train_item(rng: np.random.Generator) -> RealItem | None:
     """A random train-split real item (for backgrounds), or None if the pack is absent."""
     train = [i for i in load_items() if i.split == "train"]
-    return train[int(rng.integers(0, len(train)))] if train else None
+    if not train:
+        return None
+    item = train[int(rng.integers(0, len(train)))]
+    used_backgrounds.append(item)
+    return item

@@ -1,0 +1,77 @@
+"""QR/barcode decoder plug-in: exact boxes for codes that decode, nothing elsewhere."""
+
+from __future__ import annotations
+
+import io
+
+import cv2
+import numpy as np
+import pytest
+
+zxingcpp = pytest.importorskip("zxingcpp")
+segno = pytest.importorskip("segno")
+
+from app.inference.codes_zxing import CodeDetector, code_box_xyxy  # noqa: E402
+
+
+def _qr(text: str, scale: int = 5) -> np.ndarray:
+    buf = io.BytesIO()
+    segno.make(text, micro=False).save(buf, kind="png", scale=scale, border=0)
+    return cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)
+
+
+def _ean13() -> np.ndarray:
+    img = np.asarray(zxingcpp.write_barcode_to_image(zxingcpp.create_barcode("4006381333931", zxingcpp.BarcodeFormat.EAN13), scale=3))
+    img = cv2.resize(img, (img.shape[1], 120), interpolation=cv2.INTER_NEAREST) if img.shape[0] < 60 else img
+    return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR) if img.ndim == 2 else img
+
+
+def _paste(canvas, img, x, y):
+    canvas[y : y + img.shape[0], x : x + img.shape[1]] = img
+    return (x, y, x + img.shape[1], y + img.shape[0])
+
+
+def _covers(box, truth, share=0.9):
+    iw = max(0.0, min(box[2], truth[2]) - max(box[0], truth[0]))
+    ih = max(0.0, min(box[3], truth[3]) - max(box[1], truth[1]))
+    return iw * ih >= share * (truth[2] - truth[0]) * (truth[3] - truth[1])
+
+
+def test_qr_and_barcode_are_found_and_named():
+    canvas = np.full((600, 900, 3), 255, np.uint8)
+    cv2.putText(canvas, "Order 12345 - thank you", (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 2)
+    qr_truth = _paste(canvas, _qr("https://example.com/u/jane.doe"), 60, 120)
+    bar = _ean13()
+    bar_truth = _paste(canvas, bar, 450, 300)
+    det = CodeDetector().detect(canvas)
+    names = [det.class_names[i] for i in det.class_ids]
+    assert sorted(names) == ["barcode", "qr_code"]
+    qr_box = det.xyxy[names.index("qr_code")]
+    bar_box = det.xyxy[names.index("barcode")]
+    assert _covers(qr_box, qr_truth)
+    assert _covers(bar_box, (bar_truth[0] + 3 * 11, bar_truth[1], bar_truth[2] - 3 * 11, bar_truth[1] + 0.4 * (bar_truth[2] - bar_truth[0])), 0.8)
+    assert (qr_box[2] - qr_box[0]) * (qr_box[3] - qr_box[1]) < 1.3 * (qr_truth[2] - qr_truth[0]) * (qr_truth[3] - qr_truth[1])
+    assert np.all(det.scores == 1.0)
+
+
+def test_text_without_codes_gives_no_box():
+    canvas = np.full((400, 700, 3), 250, np.uint8)
+    for k, line in enumerate(["Jane Doe", "jane@example.com", "+44 20 7946 0958", "|||| ||| | |||"]):
+        cv2.putText(canvas, line, (20, 60 + 80 * k), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (20, 20, 20), 2)
+    assert len(CodeDetector().detect(canvas)) == 0
+
+
+@pytest.mark.parametrize("points, cls, expect_h", [
+    (np.array([[100, 50], [300, 50], [300, 52], [100, 52]], np.float32), "barcode", 0.45 * 200),  # a scan-line sliver
+    (np.array([[100, 50], [200, 50], [200, 150], [100, 150]], np.float32), "qr_code", 100),  # squares keep their size
+])
+def test_code_box_geometry(points, cls, expect_h):
+    box = code_box_xyxy(points, cls, 1000, 1000)
+    h = box[3] - box[1]
+    assert expect_h <= h <= expect_h * 1.1
+    assert box[0] <= points[:, 0].min() and box[2] >= points[:, 0].max()
+
+
+def test_boxes_are_clipped_to_the_frame():
+    box = code_box_xyxy(np.array([[0, 0], [50, 0], [50, 1], [0, 1]], np.float32), "barcode", 60, 10)
+    assert box[0] >= 0 and box[1] >= 0 and box[2] <= 60 and box[3] <= 10
