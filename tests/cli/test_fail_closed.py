@@ -159,3 +159,10 @@ def test_defaults_hide_faces_for_images_and_video_and_stream_says_what_it_shows(
     monkeypatch.setattr("app.commands.common.build_detectors", lambda c: BuiltDetectors((QuietFaces(),), ()))
     assert main(["stream", "--source", str(clip), "--record", str(tmp_path / "s.mp4")]) == 0
     assert "not hidden (preset streaming): face" in capsys.readouterr().err
+
+
+def test_eval_refuses_figures_from_an_incomplete_detector_set(tmp_path, model, monkeypatch, capsys):
+    options = break_one("face wheel absent", monkeypatch, tmp_path, model)
+    (tmp_path / "ds.json").write_text("[]")
+    assert main(["eval", str(tmp_path / "ds.json"), *options]) == 2
+    assert "detection incomplete" in capsys.readouterr().err
