@@ -28,6 +28,7 @@ class DetectorConfig:
     use_detector: bool = True
     use_faces: bool = True
     use_ocr: bool = True
+    use_codes: bool = True
     face_model: str = "centerface"  # one of FACE_MODELS
 
 
@@ -75,7 +76,8 @@ def build_detectors(config: DetectorConfig) -> BuiltDetectors:
             errors.append(exc)
             warnings.append(str(exc))
     for enabled, what, load in ((config.use_faces, "the face detector", _load_faces),
-                                (config.use_ocr, "the OCR text-PII recogniser", _load_ocr)):  # fmt: skip
+                                (config.use_ocr, "the OCR text-PII recogniser", _load_ocr),
+                                (config.use_codes, "the QR/barcode decoder", _load_codes)):  # fmt: skip
         if not enabled:
             continue
         try:
@@ -123,6 +125,12 @@ def _load_ocr(config: DetectorConfig) -> Detector:
     from app.inference.ocr_rapid import OcrPiiDetector
 
     return OcrPiiDetector.from_package(config.providers)
+
+
+def _load_codes(config: DetectorConfig) -> Detector:
+    from app.inference.codes_zxing import CodeDetector
+
+    return CodeDetector()
 
 
 def first_provider(detectors: Sequence[Detector]) -> str:
