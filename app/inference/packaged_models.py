@@ -11,6 +11,7 @@ import importlib.util
 import json
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -30,6 +31,9 @@ def cache_dir() -> Path:
 def packaged_file(package: str, relative: str, what: str, install_hint: str, missing_note: str = "") -> Path:
     """``relative`` inside installed ``package``. ``DetectorUnavailable`` saying "``what`` is off"
     and how to install it when the package or the file is absent."""
+    bundled = Path(getattr(sys, "_MEIPASS", "")) / package / relative if getattr(sys, "frozen", False) else None
+    if bundled is not None and bundled.is_file():  # the desktop bundle carries the file, not the package
+        return bundled
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise DetectorUnavailable(f"{what} is off: the {package} package is not installed; {install_hint}")

@@ -16,12 +16,13 @@ from app.core.detections import Detections, Source
 from app.core.geometry import letterbox, unletterbox_xyxy
 from app.core.tiling import merge_tiled, needs_tiling, plan_tiles, truncated_mask
 from app.inference.metadata import ModelMetadata, read_metadata
+from app.model_files import model_path
 from app.inference.session import active_provider, create_session
 
 log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_MODEL_PATH = REPO_ROOT / "models" / "vpd-n.onnx"
+DEFAULT_MODEL_PATH = model_path("vpd-n.onnx")  # models/ of a checkout, or the copy in the wheel/bundle
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import logging
 import re
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -213,6 +214,25 @@ class VideoFileSource(_ContextMixin):
     def close(self) -> None:
         self._frames.close()
         self._inp.container.close()
+
+
+def camera_indices(dev: Path = Path("/dev"), sysfs: Path = Path("/sys/class/video4linux")) -> list[int] | None:
+    """Indices of the cameras this machine has, for ``camera:N``: on Linux the V4L2 devices
+    (``/dev/videoN``) except a camera's second, metadata-only node (sysfs ``index`` ≠ 0).
+    None where devices cannot be listed without opening each (Windows, macOS)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    found = []
+    for node in dev.glob("video*"):
+        if m := re.fullmatch(r"video(\d+)", node.name):
+            index_file = sysfs / node.name / "index"
+            try:
+                if index_file.is_file() and index_file.read_text().strip() != "0":
+                    continue
+            except OSError:
+                pass
+            found.append(int(m.group(1)))
+    return sorted(found)
 
 
 def open_source(spec: str) -> FrameSource:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
@@ -60,9 +60,25 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     return app  # type: ignore[return-value]
 
 
-def run_gui(files: list[str], factory: DetectorFactory | None = None) -> int:
-    """Open the main window (with ``files`` loaded) and run the event loop; returns the exit code."""
+def run_gui(files: list[str], factory: DetectorFactory | None = None, smoke: tuple[str, str] | None = None) -> int:
+    """Open the main window (with ``files`` loaded) and run the event loop; returns the exit code.
+    ``smoke`` = (image, output): the scripted open → redact → save → quit run (``app.ui.smoke``),
+    with settings in a throw-away file so the user's are neither read nor changed."""
     app = make_application()
+    if smoke is not None:
+        import tempfile
+
+        from app.ui.smoke import SmokeRun
+
+        settings_dir = tempfile.TemporaryDirectory(prefix="vpd-smoke-")
+        prefs = Preferences(QSettings(f"{settings_dir.name}/settings.ini", QSettings.Format.IniFormat))
+        window = build_window(prefs, factory)
+        run = SmokeRun(window, *smoke)
+        window.show()
+        QTimer.singleShot(0, run.start)
+        code = app.exec()
+        settings_dir.cleanup()
+        return code if run.exit_code is None else run.exit_code
     window = build_window(Preferences(QSettings()), factory)
     window.show()
     if files:

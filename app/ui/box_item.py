@@ -19,6 +19,7 @@ SOURCE_COLOURS = {
 }
 MUTED = QColor("#8b949e")
 HANDLE_PX = 9.0
+LABEL_H_PX = 15.0  # tag height in screen pixels
 MIN_SIZE = 2.0
 
 
@@ -74,7 +75,7 @@ class _Label(QGraphicsItem):
 
     def boundingRect(self) -> QRectF:
         w = QFontMetricsF(self.font).horizontalAdvance(self.text) + 24
-        return QRectF(0, -15, w, 15)
+        return QRectF(0, -LABEL_H_PX, w, LABEL_H_PX)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         box: BoxItem = self.parentItem()
@@ -120,7 +121,7 @@ class BoxItem(QGraphicsObject):
         self._label = _Label(self)
         self._handles = [_Handle(self, r) for r in ("tl", "t", "tr", "r", "br", "b", "bl", "l")]
         self._drag: tuple[str, QPointF, QRectF] | None = None
-        self._labels_on, self._hovered = True, False
+        self._labels_on, self._hovered, self._label_room = True, False, True
         self.box = box
         self.hidden = hidden
         self.rect = QRectF()
@@ -141,16 +142,43 @@ class BoxItem(QGraphicsObject):
         self._sync_label()
         self.update()
 
+    @property
+    def is_candidate(self) -> bool:
+        """Enabled but not hidden by the policy (below the threshold or its class is off)."""
+        return self.box.enabled and not self.hidden
+
+    def place_label(self, bottom_left: QPointF | None) -> None:
+        """Anchor the tag's bottom-left corner at ``bottom_left`` (scene pixels); None = no room
+        for it, so it shows only while the box is hovered or selected. The canvas lays the tags
+        out (``ImageCanvas.layout_labels``)."""
+        self._label_room = bottom_left is not None
+        if bottom_left is not None:
+            self._label.setPos(bottom_left)
+        self._sync_label()
+
+    def label_size_px(self) -> tuple[float, float]:
+        """(width, height) of the tag in screen pixels (it ignores the zoom)."""
+        r = self._label.boundingRect()
+        return r.width(), r.height()
+
+    def label_anchor(self) -> QPointF:
+        """The tag's bottom-left corner in scene pixels."""
+        return self._label.scenePos()
+
+    @property
+    def label_shown(self) -> bool:
+        """True when the tag is drawn."""
+        return self._label.isVisible() and self.isVisible()
+
     def _sync_label(self) -> None:
-        # Sub-threshold candidates stay as faint dashed outlines; their tags would bury the image,
-        # so they show only on hover or selection.
-        candidate = self.box.enabled and not self.hidden
-        self._label.setVisible(self._labels_on and (not candidate or self._hovered or self.isSelected()))
+        # A tag the canvas found no room for appears on hover or selection only, so tags never
+        # pile up or hide each other.
+        self._label.setVisible(self._labels_on and (self._label_room or self._hovered or self.isSelected()))
 
     def _set_rect(self, rect: QRectF) -> None:
         self.prepareGeometryChange()
         self.rect = rect.normalized()
-        self._label.setPos(self.rect.topLeft())
+        self._label.setPos(self.rect.topLeft())  # until the canvas lays the tags out again
         r = self.rect
         points = {"tl": r.topLeft(), "t": QPointF(r.center().x(), r.top()), "tr": r.topRight(),
                   "r": QPointF(r.right(), r.center().y()), "br": r.bottomRight(),

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QKeyEvent, QPainter, QPen, QPixmap, QWheelEvent
-from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView
+from PySide6.QtWidgets import (QApplication, QFrame, QGraphicsItem, QGraphicsPixmapItem, QGraphicsRectItem,
+                               QGraphicsScene, QGraphicsView)  # fmt: skip
 
 from app.ui.box_item import BoxItem
+from app.ui.label_layout import place_labels
 from app.ui.document import Box
 
 MIN_DRAW_PX = 3.0
@@ -45,9 +47,12 @@ class ImageCanvas(QGraphicsView):
         self._original = QPixmap()
         self._showing_original = False
         self._draw_start: QPointF | None = None
+        self._press: tuple[QPointF, BoxItem | None] | None = None  # a click or the start of a draw
         self._rubber: QGraphicsRectItem | None = None
         self._pan_from: QPointF | None = None
         self._labels = True
+        self._show_candidates = False
+        self._fitted = False
         self.empty_hint = "Drop images or folders here\nCtrl+O to open  ·  Ctrl+V to paste a screenshot"
         self.scene().selectionChanged.connect(self._emit_selection)
 
@@ -84,6 +89,7 @@ class ImageCanvas(QGraphicsView):
                 item.update_box(box, box.id in hidden_ids)
         for box_id in [i for i in self._items if i not in seen]:
             self.scene().removeItem(self._items.pop(box_id))
+        self._sync_visibility()
 
     def clear_boxes(self) -> None:
         """Remove every box item."""
@@ -104,6 +110,48 @@ class ImageCanvas(QGraphicsView):
         self._labels = on
         for item in self._items.values():
             item.set_label_visible(on)
+        self.layout_labels()
+
+    def set_candidates_visible(self, on: bool) -> None:
+        """Show boxes the policy does not hide (below the threshold, class off) as faint dashed
+        outlines; off by default, so the canvas shows what will be hidden and what the user chose."""
+        self._show_candidates = on
+        self._sync_visibility()
+
+    @property
+    def candidates_visible(self) -> bool:
+        """True when below-threshold / class-off boxes are drawn."""
+        return self._show_candidates
+
+    def layout_labels(self) -> None:
+        """Place every shown tag inside the image without overlapping another tag: above its box,
+        else just inside its top, else below it; a tag with no room appears on hover only.
+        Selected boxes, then hidden ones (reading order) get room first."""
+        if self._labels and self._items:
+            shown = [i for i in self._items.values() if self._wanted(i)]
+            for item, spot in place_labels(shown, self.zoom, self.scene().sceneRect()):
+                item.place_label(spot)
+
+    def label_rect_px(self, box_id: int) -> QRectF | None:
+        """Where a box's tag is drawn, in viewport pixels; None when it is not drawn (tests)."""
+        item = self._items.get(box_id)
+        if item is None or not item.label_shown:
+            return None
+        w, h = item.label_size_px()
+        anchor = self.mapFromScene(item.label_anchor())
+        return QRectF(anchor.x(), anchor.y() - h, w, h)
+
+    def image_rect_px(self) -> QRectF:
+        """The image's rectangle in viewport pixels."""
+        return QRectF(self.mapFromScene(self.scene().sceneRect()).boundingRect())
+
+    def _wanted(self, item: BoxItem) -> bool:
+        return not self._showing_original and (self._show_candidates or not item.is_candidate)
+
+    def _sync_visibility(self) -> None:
+        for item in self._items.values():
+            item.setVisible(self._wanted(item))
+        self.layout_labels()
 
     @property
     def has_image(self) -> bool:
@@ -134,8 +182,7 @@ class ImageCanvas(QGraphicsView):
 
     def _show_current(self) -> None:
         self._pixmap.setPixmap(self._original if self._showing_original else self._preview)
-        for item in self._items.values():
-            item.setVisible(not self._showing_original)
+        self._sync_visibility()
 
     # ----- zoom --------------------------------------------------------------------------------
     @property
@@ -143,11 +190,18 @@ class ImageCanvas(QGraphicsView):
         """Current scale (1.0 = one image pixel per device-independent pixel)."""
         return self.transform().m11()
 
-    def set_zoom(self, factor: float) -> None:
-        """Absolute zoom, clamped."""
+    def set_zoom(self, factor: float, fitted: bool = False) -> None:
+        """Absolute zoom, clamped; ``fitted`` = the view refits when it is resized."""
         factor = min(max(factor, ZOOM_RANGE[0]), ZOOM_RANGE[1])
+        self._fitted = fitted
         self.setTransform(self.transform().fromScale(factor, factor))
+        self.layout_labels()
         self.zoom_changed.emit(factor)
+
+    @property
+    def fitted(self) -> bool:
+        """True while the zoom follows the view's size (after Fit, until the user zooms)."""
+        return self._fitted
 
     def zoom_in(self) -> None:
         self.set_zoom(self.zoom * ZOOM_STEP)
@@ -162,8 +216,13 @@ class ImageCanvas(QGraphicsView):
         rect = self.scene().sceneRect()
         view = self.viewport().rect().adjusted(12, 12, -12, -12)
         factor = min(view.width() / max(rect.width(), 1), view.height() / max(rect.height(), 1), 1.0)
-        self.set_zoom(factor)
+        self.set_zoom(factor, fitted=True)
         self.centerOn(rect.center())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._fitted:
+            self.fit()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
@@ -202,22 +261,28 @@ class ImageCanvas(QGraphicsView):
                 item.setSelected(True)
             self.context_menu_requested.emit(event.globalPos())
 
-    # ----- mouse: draw new boxes on empty space, pan with the middle button ---------------------
+    # ----- mouse: a drag anywhere draws a new box; a click selects; a selected box moves ---------
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.MiddleButton:
             self._pan_from = event.position()
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             return
-        item = self.itemAt(event.position().toPoint())
-        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        if event.button() == Qt.MouseButton.LeftButton and self.has_image and (item in (None, self._pixmap) or shift):
-            if not self._showing_original:
-                self.scene().clearSelection()
-                self._draw_start = self.mapToScene(event.position().toPoint())
-                self._rubber = self.scene().addRect(QRectF(self._draw_start, self._draw_start), _rubber_pen())
-                self._rubber.setZValue(5)
+        if event.button() != Qt.MouseButton.LeftButton or not self.has_image:
+            super().mousePressEvent(event)
             return
-        super().mousePressEvent(event)
+        if self._showing_original:
+            return
+        item = self.itemAt(event.position().toPoint())
+        box = _box_of(item)
+        mods = event.modifiers()
+        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
+        # Tags toggle, handles resize, a selected box moves, Ctrl extends the selection; anything
+        # else (empty image, an unselected box) waits: a drag adds a box, a click selects.
+        if box is not None and not shift and (item is not box or box.isSelected() or ctrl):
+            super().mousePressEvent(event)
+            return
+        self._press = (event.position(), box)
 
     def mouseMoveEvent(self, event) -> None:
         if self._pan_from is not None:
@@ -226,6 +291,13 @@ class ImageCanvas(QGraphicsView):
             self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(delta.x()))
             self.verticalScrollBar().setValue(self.verticalScrollBar().value() - int(delta.y()))
             return
+        if self._press is not None and self._rubber is None:
+            start = self._press[0]
+            if (event.position() - start).manhattanLength() >= QApplication.startDragDistance():
+                self.scene().clearSelection()
+                self._draw_start = self.mapToScene(start.toPoint())
+                self._rubber = self.scene().addRect(QRectF(self._draw_start, self._draw_start), _rubber_pen())
+                self._rubber.setZValue(5)
         if self._rubber is not None:
             end = self.mapToScene(event.position().toPoint())
             self._rubber.setRect(QRectF(self._draw_start, end).normalized())
@@ -237,12 +309,18 @@ class ImageCanvas(QGraphicsView):
             self._pan_from = None
             self.viewport().unsetCursor()
             return
+        press, self._press = self._press, None
         if self._rubber is not None:
             r = self._rubber.rect().intersected(self.scene().sceneRect())
             self.scene().removeItem(self._rubber)
             self._rubber, self._draw_start = None, None
             if r.width() >= MIN_DRAW_PX and r.height() >= MIN_DRAW_PX:
                 self.box_drawn.emit((r.left(), r.top(), r.right(), r.bottom()))
+            return
+        if press is not None:  # a click without a drag: select the box under it, or nothing
+            self.scene().clearSelection()
+            if press[1] is not None:
+                press[1].setSelected(True)
             return
         super().mouseReleaseEvent(event)
 
@@ -263,6 +341,13 @@ class ImageCanvas(QGraphicsView):
 
     def _emit_selection(self) -> None:
         self.selection_changed.emit(self.selected_ids())
+
+
+def _box_of(item: QGraphicsItem | None) -> BoxItem | None:
+    """The box an item belongs to (the box itself, its tag or a handle)."""
+    while item is not None and not isinstance(item, BoxItem):
+        item = item.parentItem()
+    return item
 
 
 def _rubber_pen() -> QPen:

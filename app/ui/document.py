@@ -181,7 +181,8 @@ class ImageDocument(QObject):
         before = [self._boxes[i] for i in box_ids if i in self._boxes and self._boxes[i].enabled != enabled]
         if not before:
             return
-        text = ("Hide " if enabled else "Show ") + (before[0].class_name if len(before) == 1 else f"{len(before)} boxes")
+        what = f"{pretty(before[0].class_name)} box" if len(before) == 1 else f"{len(before)} boxes"
+        text = f"Hide {what} again" if enabled else f"Leave {what} visible (not hidden)"
         self._push_change(text, before, [replace(b, enabled=enabled) for b in before])
 
     def toggle(self, box_ids: Iterable[int]) -> None:

@@ -66,6 +66,21 @@ def save_redacted(pixels: np.ndarray, alpha, hidden: Detections, render: Pipelin
     raise OutputError(f"{folder}: could not find a free name for {stem}")
 
 
+def replace_redacted(pixels: np.ndarray, alpha, hidden: Detections, render: Pipeline, target: Path) -> Path:
+    """Render and write a metadata-free copy to ``target``, atomically replacing the file there:
+    this image's own earlier output, or a path the user chose (and confirmed) in a save dialog."""
+    frame = render.render(pixels, hidden)
+    alpha = opaque_alpha(alpha, render.padded(hidden, pixels.shape[:2]).xyxy)
+    tmp = target.with_name(f".{target.stem}.{os.getpid()}.saving{target.suffix}")
+    write_image(frame, tmp, alpha)
+    try:
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+    return target
+
+
 class ImageController(QObject):
     """Images, detection, preview rendering and saving. Views call methods and listen to signals."""
 
@@ -79,6 +94,10 @@ class ImageController(QObject):
     info = Signal(str)
     warning = Signal(str)  # a result the user should check (e.g. text OCR could not read)
     error = Signal(str)
+    # The same warnings and errors with what they are about, for the view's banner:
+    # (document or None, "warning" | "error" | "saved", text).
+    notice = Signal(object, str, str)
+    save_all_finished = Signal(int, int)  # saved, failed
 
     def __init__(self, factory: DetectorFactory, prefs: Preferences, model_path: Path | None = None, parent=None) -> None:
         super().__init__(parent)
@@ -137,7 +156,7 @@ class ImageController(QObject):
         """Open image files and folders; each loads and detects in the background."""
         files = expand_paths(paths)
         if not files:
-            self.error.emit("No images found there (PNG, JPEG, WebP, BMP or TIFF).")
+            self._tell("error", "No images found there (PNG, JPEG, WebP, BMP or TIFF).")
         docs = []
         for f in files:
             doc = self._add(ImageDocument(f.name, f))
@@ -166,7 +185,7 @@ class ImageController(QObject):
             if local:
                 docs = self.open_paths(local)
                 return docs[0] if docs else None
-        self.error.emit("The clipboard holds no image. Take a screenshot (PrtSc) or copy an image first.")
+        self._tell("error", "The clipboard holds no image. Take a screenshot (PrtSc) or copy an image first.")
         return None
 
     def _add(self, doc: ImageDocument) -> ImageDocument:
@@ -193,7 +212,7 @@ class ImageController(QObject):
         self.document_updated.emit(doc)
         if doc is self.current:
             self.current_changed.emit(doc)
-        self.error.emit(message)
+        self._tell("error", message, doc)
 
     # ----- detection ---------------------------------------------------------------------------
     def detect(self, doc: ImageDocument) -> None:
@@ -219,7 +238,7 @@ class ImageController(QObject):
         if detections is not None:
             doc.set_detections(detections)
         for note in notes:
-            self.warning.emit(f"{doc.name}: {note}")
+            self._tell("warning", f"{doc.name}: {note}", doc)
         if incomplete:
             doc.set_status(DocStatus.INCOMPLETE, incomplete)
         else:
@@ -229,8 +248,8 @@ class ImageController(QObject):
     def _on_detect_failed(self, doc: ImageDocument, exc: Exception) -> None:
         doc.set_status(DocStatus.INCOMPLETE, f"detection failed: {exc}")
         self.document_updated.emit(doc)
-        self.error.emit(f"{doc.name}: detection failed ({exc}); it is not saved or copied until detection works "
-                        "or you draw its boxes and mark it as checked by hand.")  # fmt: skip
+        self._tell("error", f"{doc.name}: detection failed ({exc}); it is not saved or copied until detection works "
+                   "or you draw its boxes and mark it as checked by hand.", doc)  # fmt: skip
 
     def mark_checked_by_hand(self, doc: ImageDocument | None = None) -> bool:
         """The user's explicit opt-in: an image whose detection is incomplete may be saved and
@@ -246,14 +265,14 @@ class ImageController(QObject):
     def _blocked(self, doc: ImageDocument, action: str) -> bool:
         """Report and return True when ``doc`` may not be saved or copied yet."""
         if doc.status in (DocStatus.DETECTING, DocStatus.LOADING):
-            self.error.emit(f"{doc.name} is still being analysed; {action} when its boxes are shown.")
+            self._tell("error", f"{doc.name} is still being analysed; {action} when its boxes are shown.", doc)
             return True
         if doc.status is DocStatus.INCOMPLETE:
-            self.error.emit(f"{doc.name}: {action} refused — detection incomplete ({doc.error}). Fix the detector, "
-                            "or check the image, draw any missing boxes and use Edit → Mark as checked by hand.")  # fmt: skip
+            self._tell("error", f"{doc.name}: {action} refused — detection incomplete ({doc.error}). Fix the detector, "
+                       "or check the image, draw any missing boxes and use Edit → Mark as checked by hand.", doc)  # fmt: skip
             return True
         if not doc.status.can_output:
-            self.error.emit(f"{doc.name}: cannot {action} ({doc.error or doc.status.value}).")
+            self._tell("error", f"{doc.name}: cannot {action} ({doc.error or doc.status.value}).", doc)
             return True
         return False
 
@@ -287,6 +306,9 @@ class ImageController(QObject):
         self.choice = choice
         self.prefs.set_choice(choice)
         self.choice_changed.emit(choice)
+        for doc in self.documents:  # a saved copy no longer matches what the new choice hides
+            if self._mark_unsaved(doc):
+                self.document_updated.emit(doc)
         if self.current is not None:
             self.document_updated.emit(self.current)
         self.request_render()
@@ -297,6 +319,7 @@ class ImageController(QObject):
         self.prefs.set("images/output_folder", str(folder) if folder else "")
 
     def _on_boxes_changed(self, doc: ImageDocument) -> None:
+        self._mark_unsaved(doc)
         self.document_updated.emit(doc)
         if doc is self.current:
             self.request_render()
@@ -323,51 +346,100 @@ class ImageController(QObject):
 
     # ----- output ------------------------------------------------------------------------------
     def save(self, doc: ImageDocument | None = None, folder: Path | None = None,
-             on_saved: Callable[[Path], None] | None = None) -> bool:  # fmt: skip
-        """Write ``doc`` redacted, next to its original or into ``folder``/the output folder."""
+             on_saved: Callable[[Path], None] | None = None, target: Path | None = None,
+             on_failed: Callable[[str], None] | None = None) -> bool:  # fmt: skip
+        """Write ``doc`` redacted: to ``target`` (a path the user chose), else next to its original
+        or into ``folder``/the output folder. Saving the same image again replaces its own earlier
+        output there; any other existing file is kept (the new name is reported)."""
         doc = doc or self.current
         if doc is None or doc.pixels is None:
-            self.error.emit("Nothing to save yet: open or paste an image first.")
+            self._tell("error", "Nothing to save yet: open or paste an image first.")
             return False
         if self._blocked(doc, "save"):
             return False
         folder = folder or self.output_folder or (doc.path.parent if doc.path else None)
-        if folder is None:
-            self.error.emit("A pasted image has no folder: choose an output folder (File → Save to folder…).")
+        if target is None and folder is None:
+            self._tell("error", "A pasted image has no folder: use File → Save to choose where to save it.", doc)
+            return False
+        if target is not None and doc.path is not None and target.resolve() == doc.path.resolve():
+            self._tell("error", f"{target.name} is the original: choose another name (originals are never overwritten).", doc)
             return False
         pipeline, pixels, alpha = self.render_pipeline(), doc.pixels, doc.alpha
         hidden = doc.hidden(pipeline.policy)
         stem, suffix = (doc.path.stem, doc.path.suffix) if doc.path else (doc.name.replace(" ", "_"), ".png")
+        previous = doc.saved_path
+        if target is None and previous is not None and previous.parent == Path(folder) and previous.exists():
+            target = previous  # saving again after edits updates this image's own copy
+
+        def job() -> Path:
+            if target is not None:
+                return replace_redacted(pixels, alpha, hidden, pipeline, target)
+            return save_redacted(pixels, alpha, hidden, pipeline, Path(folder), stem, suffix)
 
         def done(path: Path) -> None:
             doc.saved_path = path
             doc.set_status(DocStatus.SAVED)
             self.document_updated.emit(doc)
-            self.info.emit(f"Saved {path} — {len(hidden)} area(s) hidden; metadata stripped (EXIF, GPS, text chunks).")
+            self.notice.emit(doc, "saved", "")  # the banner's errors about this image are over
+            what = "Updated" if path == previous else "Saved"
+            usual = f"{stem}{REDACTED_SUFFIX}"
+            taken = f" ({usual}{path.suffix} already exists and was kept)" if target is None and path.stem != usual else ""
+            self.info.emit(f"{what} {path}{taken} — {len(hidden)} area(s) hidden; metadata stripped (EXIF, GPS, text chunks).")
             if on_saved:
                 on_saved(path)
 
-        job = lambda: save_redacted(pixels, alpha, hidden, pipeline, Path(folder), stem, suffix)  # noqa: E731
-        self.io_runner.submit(job, done, self._report)
+        def failed(exc: Exception) -> None:
+            message = str(exc) if isinstance(exc, VpdError) else f"{doc.name}: could not save ({exc!r})"
+            self._tell("error", message, doc)
+            if on_failed:
+                on_failed(message)
+
+        self.io_runner.submit(job, done, failed)
         return True
 
     def save_all(self, folder: Path | None = None) -> int:
-        """Save every analysed image; returns how many were queued."""
+        """Save every analysed image; returns how many were queued. When they have all finished,
+        one summary says how many were saved, where, and what was not."""
         ready = [d for d in self.documents if d.status.can_output]
-        queued = sum(self.save(d, folder) for d in ready)
         incomplete = [d.name for d in self.documents if d.status is DocStatus.INCOMPLETE]
         if incomplete:
-            self.error.emit(f"Not saved — detection incomplete: {', '.join(incomplete)}. Fix the detector, or check "
-                            "each image and use Edit → Mark as checked by hand.")  # fmt: skip
+            self._tell("error", f"Not saved — detection incomplete: {', '.join(incomplete)}. Fix the detector, or check "
+                       "each image and use Edit → Mark as checked by hand.")  # fmt: skip
         elif not ready:
-            self.error.emit("No analysed images to save yet.")
-        return queued
+            self._tell("error", "No analysed images to save yet.")
+        if not ready:
+            return 0
+        saved: list[Path] = []
+        failed: list[str] = []
+
+        def one_done() -> None:
+            if len(saved) + len(failed) == len(ready):
+                self._summarise_save_all(saved, failed, len(self.documents) - len(ready))
+
+        for d in ready:
+            if not self.save(d, folder, on_saved=lambda p: (saved.append(p), one_done()),
+                             on_failed=lambda m: (failed.append(m), one_done())):  # fmt: skip
+                failed.append(d.name)
+                one_done()
+        return len(ready) - len(failed)
+
+    def _summarise_save_all(self, saved: list[Path], failed: list[str], not_ready: int) -> None:
+        where = {p.parent for p in saved}
+        text = f"Save all: {len(saved)} of {len(saved) + len(failed)} image(s) saved"
+        text += f" to {next(iter(where))}" if len(where) == 1 else " next to their originals" if where else ""
+        if not_ready:
+            text += f"; {not_ready} not ready (still analysing, incomplete or unreadable) and not saved"
+        if failed:
+            self._tell("error", text + f"; {len(failed)} failed: " + " · ".join(failed))
+        else:
+            self.info.emit(text + ".")
+        self.save_all_finished.emit(len(saved), len(failed))
 
     def copy_to_clipboard(self, doc: ImageDocument | None = None) -> None:
         """Put the redacted image on the clipboard (pixels only, no metadata)."""
         doc = doc or self.current
         if doc is None or doc.pixels is None:
-            self.error.emit("Nothing to copy yet.")
+            self._tell("error", "Nothing to copy yet.")
             return
         if self._blocked(doc, "copy"):
             return
@@ -380,8 +452,22 @@ class ImageController(QObject):
 
         self.io_runner.submit(lambda: bgr_to_qimage(pipeline.render(pixels, hidden)), done, self._report)
 
+    def _tell(self, level: str, text: str, doc: ImageDocument | None = None) -> None:
+        """A warning or error: to the log and status bar (``warning``/``error``) and, with what it
+        is about, to the view's banner (``notice``)."""
+        (self.warning if level == "warning" else self.error).emit(text)
+        self.notice.emit(doc, level, text)
+
+    @staticmethod
+    def _mark_unsaved(doc: ImageDocument) -> bool:
+        """A saved image that changed is no longer saved; True when its status changed."""
+        if doc.status is DocStatus.SAVED:
+            doc.set_status(DocStatus.READY)
+            return True
+        return False
+
     def _report(self, exc: Exception) -> None:
-        self.error.emit(str(exc) if isinstance(exc, VpdError) else f"Unexpected error: {exc!r}")
+        self._tell("error", str(exc) if isinstance(exc, VpdError) else f"Unexpected error: {exc!r}")
 
     def shutdown(self) -> None:
         """Stop and join both worker threads."""

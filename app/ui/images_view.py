@@ -6,18 +6,21 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QImage, QKeySequence, QUndoGroup
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget, QToolBar,
-                               QToolButton, QVBoxLayout, QWidget)  # fmt: skip
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPushButton, QSizePolicy, QSplitter,
+                               QTabWidget, QToolBar, QToolButton, QVBoxLayout, QWidget)  # fmt: skip
 
 from app.media.image_io import SUPPORTED_SUFFIXES
 from app.ui.box_list import BoxList
 from app.ui.canvas import ImageCanvas
 from app.ui.document import DocStatus, ImageDocument
 from app.ui.image_controller import ImageController
+from app.ui.messages import Level, MessageBar
 from app.ui.policy_panel import PolicyPanel
 from app.ui.thumb_strip import ThumbStrip
 
 IMAGE_FILTER = "Images (" + " ".join(f"*{s}" for s in SUPPORTED_SUFFIXES) + ")"
+HINT = ("Drag anywhere on the image to add a box · click a box to select it, then drag to move it · "
+        "click its tag to keep it visible · hold Space for the original")  # fmt: skip
 
 
 def _action(parent, text: str, shortcut=None, tip: str = "", slot=None) -> QAction:
@@ -41,6 +44,8 @@ class ImagesView(QWidget):
         self.c = controller
         self.undo_group = QUndoGroup(self)
         self.canvas = ImageCanvas()
+        self.message_bar = MessageBar(self.canvas)  # about the image shown (or the last thing tried)
+        self._notices: dict[int, tuple[Level, str]] = {}  # doc id → its unresolved problem
         self.panel = PolicyPanel()
         self.box_list = BoxList()
         self.strip = ThumbStrip()
@@ -55,7 +60,7 @@ class ImagesView(QWidget):
         A = _action
         self.act_open = A(self, "&Open…", QKeySequence.StandardKey.Open, "Open images or a folder", self.open_dialog)
         self.act_paste = A(self, "&Paste screenshot", QKeySequence.StandardKey.Paste, "Paste an image from the clipboard", lambda: self.c.paste())
-        self.act_save = A(self, "&Save", QKeySequence.StandardKey.Save, "Save a redacted copy (new file, never overwrites)", lambda: self.c.save())
+        self.act_save = A(self, "&Save", QKeySequence.StandardKey.Save, "Save a redacted copy (the original is never overwritten)", self.save_current)
         self.act_save_to = A(self, "Save to &folder…", "Ctrl+Shift+S", "Save a redacted copy into a chosen folder", self.save_to_dialog)
         self.act_save_all = A(self, "Save &all", "Ctrl+Alt+S", "Save every analysed image", lambda: self.c.save_all())
         self.act_copy = A(self, "&Copy redacted", "Ctrl+Shift+C", "Copy the redacted image to the clipboard", lambda: self.c.copy_to_clipboard())
@@ -64,10 +69,15 @@ class ImagesView(QWidget):
         self.act_checked = A(self, "&Mark as checked by hand", None, "Detection is incomplete for this image: allow "
                              "saving and copying it with the boxes it has, after checking it yourself",
                              lambda: self.c.mark_checked_by_hand())  # fmt: skip
-        self.act_undo = self.undo_group.createUndoAction(self, "&Undo")
-        self.act_undo.setShortcut(QKeySequence.StandardKey.Undo)
-        self.act_redo = self.undo_group.createRedoAction(self, "&Redo")
+        # Fixed texts, so the toolbar never changes width; what would be undone is in the tooltip.
+        self.act_undo = A(self, "&Undo", QKeySequence.StandardKey.Undo, slot=self.undo_group.undo)
+        self.act_redo = A(self, "&Redo", QKeySequence.StandardKey.Redo, slot=self.undo_group.redo)
         self.act_redo.setShortcuts([QKeySequence.StandardKey.Redo, QKeySequence("Ctrl+Y")])
+        for act, can, text, verb in ((self.act_undo, self.undo_group.canUndoChanged, self.undo_group.undoTextChanged, "Undo"),
+                                     (self.act_redo, self.undo_group.canRedoChanged, self.undo_group.redoTextChanged, "Redo")):  # fmt: skip
+            act.setEnabled(False)
+            can.connect(act.setEnabled)
+            text.connect(lambda t, act=act, verb=verb: act.setToolTip(f"{verb}: {t}" if t else verb))
         self.act_delete = A(self, "&Delete box", QKeySequence.StandardKey.Delete, "Delete the selected boxes", self._delete_selected)
         self.act_toggle = A(self, "&Toggle box", "T", "Hide/show the selected boxes in the output", self._toggle_selected)
         self.act_zoom_in = A(self, "Zoom &in", QKeySequence.StandardKey.ZoomIn, slot=self.canvas.zoom_in)
@@ -84,9 +94,12 @@ class ImagesView(QWidget):
         self.act_labels.setCheckable(True)
         self.act_labels.setChecked(True)
         self.act_labels.toggled.connect(self.canvas.set_labels_visible)
-        for a in (self.act_delete, self.act_toggle, self.act_labels):
+        self.act_candidates = A(self, "Show &candidates", "C", "Also draw boxes that are NOT hidden: below the threshold or class off")
+        self.act_candidates.setCheckable(True)
+        self.act_candidates.toggled.connect(self.canvas.set_candidates_visible)
+        for a in (self.act_delete, self.act_toggle, self.act_labels, self.act_candidates):
             a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.addActions([self.act_delete, self.act_toggle, self.act_labels])
+        self.addActions([self.act_delete, self.act_toggle, self.act_labels, self.act_candidates])
 
     def _build_layout(self) -> None:
         bar = QToolBar()
@@ -96,14 +109,20 @@ class ImagesView(QWidget):
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         for a in (self.act_open, self.act_paste, None, self.act_save, self.act_copy, None, self.act_undo,
                   self.act_redo, None, self.act_zoom_out, self.zoom_label, self.act_zoom_in, self.act_fit, None,
-                  self.act_before, self.act_labels):  # fmt: skip
+                  self.act_before, self.act_labels, self.act_candidates):  # fmt: skip
             if a is None:
                 bar.addSeparator()
             elif isinstance(a, QLabel):
                 bar.addWidget(a)
             else:
                 bar.addAction(a)
-        self.hint = "Drag on the image to add a box · click a label to toggle it · Del deletes · hold Space for the original"
+        self.summary = QLabel()  # what is hidden and what is not, at a glance
+        self.summary.setContentsMargins(12, 0, 8, 0)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        bar.addWidget(spacer)
+        bar.addWidget(self.summary)
+        self.hint = HINT
 
         self.side = QTabWidget()
         self.side.addTab(self.panel, "What to hide")
@@ -119,12 +138,17 @@ class ImagesView(QWidget):
         self.save_all_button = QPushButton("Save all")
         self.save_all_button.setToolTip("Save a redacted copy of every analysed image")
         self.save_all_button.clicked.connect(self.act_save_all.trigger)
-        self.folder_button = QToolButton()
+        self.folder_button = QToolButton()  # where Save and Save all write
         self.folder_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.folder_button.clicked.connect(self._choose_folder_mode)
+        self.folder_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        folder_menu = QMenu(self.folder_button)
+        folder_menu.addAction("Next to each original", lambda: self._set_folder(None))
+        folder_menu.addAction("Choose a folder…", self._choose_folder)
+        self.folder_button.setMenu(folder_menu)
         self._update_folder_button()
         side = QVBoxLayout()
         side.addWidget(self.save_all_button)
+        side.addWidget(QLabel("Save into:"))
         side.addWidget(self.folder_button)
         side.addStretch(1)
         bottom = QHBoxLayout()
@@ -145,6 +169,7 @@ class ImagesView(QWidget):
         c.document_updated.connect(self._on_updated)
         c.documents_changed.connect(lambda: self.strip.set_documents(c.documents))
         c.detector_changed.connect(lambda info: self.panel.set_classes(info.domains))
+        c.notice.connect(self._on_notice)
         c.detector_changed.connect(lambda info: setattr(self.box_list, "class_names", tuple(info.class_names)))
         c.choice_changed.connect(self.panel.set_choice)
         c.choice_changed.connect(lambda _: self.strip.refresh(c.documents))
@@ -167,6 +192,7 @@ class ImagesView(QWidget):
     # ----- slots -------------------------------------------------------------------------------
     def _on_current(self, doc: ImageDocument | None) -> None:
         self.canvas.show_image(doc.original if doc is not None else None)
+        self._show_notice(doc)
         if doc is not None:
             if doc.undo_stack not in self.undo_group.stacks():
                 self.undo_group.addStack(doc.undo_stack)
@@ -183,6 +209,25 @@ class ImagesView(QWidget):
         has_pixels = doc is not None and doc.pixels is not None
         for a in (self.act_save, self.act_save_to, self.act_copy, self.act_redetect, self.act_close):
             a.setEnabled(has_pixels or (a is self.act_close and doc is not None))
+
+    def _on_notice(self, doc: ImageDocument | None, level: str, text: str) -> None:
+        """A problem goes to the banner only while its image is shown; a save clears it."""
+        if level == "saved":
+            self._notices.pop(doc.doc_id, None)
+            self.message_bar.clear(doc.doc_id)
+            return
+        lvl = Level.WARNING if level == "warning" else Level.ERROR
+        if doc is not None:
+            self._notices[doc.doc_id] = (lvl, text)
+        if doc is None or doc is self.c.current:
+            self.message_bar.show_message(text, lvl, scope=doc.doc_id if doc is not None else None)
+
+    def _show_notice(self, doc: ImageDocument | None) -> None:
+        notice = self._notices.get(doc.doc_id) if doc is not None else None
+        if notice is not None:
+            self.message_bar.show_message(notice[1], notice[0], scope=doc.doc_id)
+        else:
+            self.message_bar.clear()
 
     def _on_updated(self, doc: ImageDocument) -> None:
         self.strip.update_document(doc)
@@ -206,11 +251,13 @@ class ImagesView(QWidget):
             self.canvas.clear_boxes()
             self.box_list.set_boxes([], set())
             self.side.setTabText(1, "Boxes")
+            self.summary.setText("")
             return
         hidden = doc.hidden_ids(self.c.choice.policy())
         self.canvas.set_boxes(doc.boxes, hidden)
         self.box_list.set_boxes(doc.boxes, hidden)
         self.side.setTabText(1, f"Boxes ({len(hidden)}/{len(doc.boxes)})")
+        self.summary.setText(box_summary(doc, hidden))
 
     def _on_before_after(self, on: bool) -> None:
         self.act_before.blockSignals(True)
@@ -250,25 +297,37 @@ class ImagesView(QWidget):
         if files:
             self.c.open_paths(files)
 
+    def save_current(self) -> None:
+        """Save the shown image; one with no file or folder (pasted) asks where."""
+        doc = self.c.current
+        if doc is not None and doc.path is None and self.c.output_folder is None and doc.pixels is not None:
+            name = str(Path.home() / f"{doc.name.replace(' ', '_')}_redacted.png")
+            path, _ = QFileDialog.getSaveFileName(self, "Save redacted copy", name, IMAGE_FILTER)
+            if path:
+                target = Path(path)
+                self.c.save(doc, target=target if target.suffix.lower() in SUPPORTED_SUFFIXES else target.with_suffix(".png"))
+            return
+        self.c.save()
+
     def save_to_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Save redacted copy to folder", str(self.c.output_folder or ""))
         if folder:
             self.c.save(folder=Path(folder))
 
-    def _choose_folder_mode(self) -> None:
-        if self.c.output_folder is not None:
-            self.c.set_output_folder(None)
-        else:
-            folder = QFileDialog.getExistingDirectory(self, "Folder for redacted copies")
-            if folder:
-                self.c.set_output_folder(Path(folder))
+    def _choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Folder for redacted copies", str(self.c.output_folder or ""))
+        if folder:
+            self._set_folder(Path(folder))
+
+    def _set_folder(self, folder: Path | None) -> None:
+        self.c.set_output_folder(folder)
         self._update_folder_button()
 
     def _update_folder_button(self) -> None:
         f = self.c.output_folder
-        self.folder_button.setText(f"→ {f.name}/" if f else "→ next to original")
-        self.folder_button.setToolTip(f"Saving into {f} (click to save next to originals)" if f
-                                      else "Saving next to each original with _redacted (click to choose a folder)")  # fmt: skip
+        self.folder_button.setText(f"{f.name}/ ▾" if f else "Next to originals ▾")
+        self.folder_button.setToolTip(f"Save and Save all write into {f}" if f
+                                      else "Save and Save all write next to each original, named …_redacted")  # fmt: skip
 
     def actions_for_menus(self) -> dict[str, list[QAction | None]]:
         """Actions grouped by menu, for the main window's menu bar."""
@@ -277,5 +336,18 @@ class ImagesView(QWidget):
                      self.act_copy, None, self.act_close],
             "edit": [self.act_undo, self.act_redo, None, self.act_delete, self.act_toggle, self.act_redetect,
                      self.act_checked],
-            "view": [self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual, self.act_before, self.act_labels],
+            "view": [self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual, self.act_before, self.act_labels,
+                     self.act_candidates],
         }  # fmt: skip
+
+
+def box_summary(doc: ImageDocument, hidden: set[int]) -> str:
+    """'12 hidden · 1 left visible · 40 below threshold' for the toolbar."""
+    kept = sum(1 for b in doc.boxes if not b.enabled)
+    candidates = len(doc.boxes) - len(hidden) - kept
+    parts = [f"{len(hidden)} hidden"]
+    if kept:
+        parts.append(f"{kept} left visible by you")
+    if candidates:
+        parts.append(f"{candidates} not hidden (below threshold or class off; C shows them)")
+    return "  ·  ".join(parts)

@@ -7,18 +7,49 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPixmap
+from PySide6.QtGui import QColor, QGuiApplication, QImage, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QRadioButton, QSizePolicy, QVBoxLayout, QWidget)  # fmt: skip
 
 from app.ui.document import pretty
 from app.ui.live_controller import LiveController
 from app.ui.live_worker import LiveConfig, LiveStatus
+from app.ui.messages import MessageBar
 from app.ui.policy_panel import PolicyPanel
 from app.ui.settings import RedactionChoice
 
-SOURCES = (("Camera 0", "camera:0"), ("Camera 1", "camera:1"), ("Screen 1", "screen:1"), ("Screen 2", "screen:2"),
-           ("Window by title…", "window:"), ("Video file (test source)…", "file:"), ("Test pattern", "synthetic:1280x720"))  # fmt: skip
+FIXED_SOURCES = (("Window by title…", "window:"), ("Video file (test source)…", "file:"),
+                 ("Test pattern", "synthetic:1280x720"))  # fmt: skip
+TEST_PATTERN = "synthetic:1280x720"
+# Why protection is paused, and what to try; the output stays fully masked meanwhile.
+PAUSE_HINTS = {
+    "starting": "Loading the detector and waiting for its first result.",
+    "stalled": "The detector has not answered in time: it is slower than this source on this computer. "
+               "Try a smaller window or screen, turn off the OCR text detector (Settings), or run on a GPU.",
+    "error": "The detector failed (see the message below). Press Stop, then Start; if it repeats, check Settings.",
+}  # fmt: skip
+
+
+def live_sources(screens: int, cameras: list[int] | None) -> list[tuple[str, str]]:
+    """(label, spec) for the sources that exist: each camera, each screen, then a window, a video
+    file and the test pattern. ``cameras`` None = cannot be listed here: offer camera 0."""
+    found = [(f"Camera {i}", f"camera:{i}") for i in (cameras if cameras is not None else [0])]
+    found += [(f"Screen {i}" if screens > 1 else "Screen", f"screen:{i}") for i in range(1, screens + 1)]
+    return found + list(FIXED_SOURCES)
+
+
+def available_sources() -> list[tuple[str, str]]:
+    """The sources of this machine (screens from Qt, cameras from the device list)."""
+    from app.media.sources import camera_indices
+
+    return live_sources(len(QGuiApplication.screens()), camera_indices())
+
+
+def pause_text(reason: str | None) -> str:
+    """Banner text: what happened and what to try."""
+    key = (reason or "").split(":", 1)[0]
+    hint = PAUSE_HINTS.get(key, "")
+    return f"PROTECTION PAUSED — output fully masked ({reason})" + (f"\n{hint}" if hint else "")
 
 
 class PreviewWidget(QWidget):
@@ -30,6 +61,26 @@ class PreviewWidget(QWidget):
         self.setMinimumSize(320, 180)
         self._pixmap = QPixmap()
         self.placeholder = "Choose a source and press Start"
+        # Floats over the top of the picture, so showing it never moves the controls.
+        self.banner = QLabel(self)
+        self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #d1242f; color: white; font-weight: bold; padding: 8px; border-radius: 4px;")
+        self.banner.hide()
+
+    def show_banner(self, text: str) -> None:
+        """Show the paused banner with ``text``."""
+        self.banner.setText(text)
+        self.banner.show()
+        self._place_banner()
+
+    def resizeEvent(self, event) -> None:
+        self._place_banner()
+        super().resizeEvent(event)
+
+    def _place_banner(self) -> None:
+        width = max(100, self.width() - 16)
+        self.banner.setGeometry(8, 8, width, self.banner.heightForWidth(width))
 
     def set_image(self, image: QImage | None) -> None:
         self._pixmap = QPixmap.fromImage(image) if image is not None else QPixmap()
@@ -40,7 +91,8 @@ class PreviewWidget(QWidget):
         p.fillRect(self.rect(), QColor("#111418"))
         if self._pixmap.isNull():
             p.setPen(QColor("#8b949e"))
-            p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.placeholder)
+            p.drawText(self.rect().adjusted(16, 16, -16, -16), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                       self.placeholder)  # fmt: skip
             return
         size = self._pixmap.size().scaled(self.size(), Qt.AspectRatioMode.KeepAspectRatio)
         target = QRect((self.width() - size.width()) // 2, (self.height() - size.height()) // 2, size.width(), size.height())
@@ -64,11 +116,11 @@ def shown_summary(choice: RedactionChoice, class_names: tuple[str, ...]) -> tupl
 class LiveView(QWidget):
     """Composes the live controls; all work is in ``LiveController``'s worker."""
 
-    def __init__(self, controller: LiveController, parent=None) -> None:
+    def __init__(self, controller: LiveController, parent=None, sources: list[tuple[str, str]] | None = None) -> None:
         super().__init__(parent)
         self.c = controller
         self.source = QComboBox()
-        for text, spec in SOURCES:
+        for text, spec in sources if sources is not None else available_sources():
             self.source.addItem(text, spec)
         self.source_detail = QLineEdit()
         self.source_detail.setPlaceholderText("window title or video file")
@@ -88,13 +140,12 @@ class LiveView(QWidget):
         self.start_button.setToolTip("Start / stop live masking (F6)")
         self.start_button.setMinimumWidth(120)
         self._style_start(False)
-        self.banner = QLabel()
-        self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.banner.setStyleSheet("background: #d1242f; color: white; font-weight: bold; padding: 8px; border-radius: 4px;")
-        self.banner.hide()
         self.shown_chip = QLabel()  # what is NOT hidden, on screen at all times
         self._class_names: tuple[str, ...] = ()
         self.preview = PreviewWidget()
+        self.banner = self.preview.banner
+        self.message_bar = MessageBar(self.preview, bottom=True)  # this tab's errors
+        self._stopping = self._failed = False
         self.telemetry = QLabel("Not running")
         self.telemetry.setStyleSheet("font-family: monospace;")
         self.panel = PolicyPanel()
@@ -121,7 +172,6 @@ class LiveView(QWidget):
         left.addLayout(out)
         left.addWidget(self.camera_note)
         left.addWidget(self.shown_chip, 0, Qt.AlignmentFlag.AlignLeft)
-        left.addWidget(self.banner)
         left.addWidget(self.preview, 1)
         left.addWidget(self.telemetry)
         layout = QHBoxLayout(self)
@@ -138,12 +188,20 @@ class LiveView(QWidget):
         c.preview.connect(self._on_preview)
         c.running_changed.connect(self._on_running)
         c.virtual_camera_checked.connect(self._on_camera_checked)
+        c.error.connect(self._on_error)
         saved = c.prefs.value("live/source", "", str)
-        index = next((i for i, (_, s) in enumerate(SOURCES) if saved and saved.startswith(s)), 6)
+        specs = [self.source.itemData(i) for i in range(self.source.count())]
+        index = next((i for i, s in enumerate(specs) if saved and s not in ("window:", "file:") and saved == s), -1)
+        if index < 0 and saved.startswith("window:"):
+            index = specs.index("window:")
+        elif index < 0 and saved and not saved.startswith(("camera:", "screen:", "synthetic")):
+            index = specs.index("file:")  # a video file path
+        if index < 0:
+            index = specs.index(TEST_PATTERN)
         self.source.setCurrentIndex(index)
         self._source_changed(index)
-        if saved.startswith(("window:", "file:")) or (saved and index == 5):
-            self.source_detail.setText(saved.split(":", 1)[1] if ":" in saved else saved)
+        if specs[index] in ("window:", "file:"):
+            self.source_detail.setText(saved.split(":", 1)[1] if saved.startswith("window:") else saved)
         self._fps_t = 0.0
 
     def set_class_names(self, names: tuple[str, ...]) -> None:
@@ -170,6 +228,7 @@ class LiveView(QWidget):
 
     def toggle(self) -> None:
         if self.c.running:
+            self._stopping = True
             self.c.stop()
         else:
             self.c.start(self.config())
@@ -214,19 +273,31 @@ class LiveView(QWidget):
         for w in (self.source, self.source_detail, self.browse, self.preview_only, self.virtual_camera, self.record, self.record_path):
             w.setEnabled(not running and (w is not self.virtual_camera or not self.c.virtual_camera_problem))
         if running:
+            self._stopping = self._failed = False
+            self.message_bar.clear()
             self.preview.placeholder = "Starting… (the output stays fully masked until the detector is ready)"
             self.preview.set_image(None)
         else:
             self.banner.hide()
             self.telemetry.setText("Not running")
+            # The last frame may carry a stamped "paused" banner: say how the session ended instead.
+            self.preview.set_image(None)
+            if self._stopping:
+                self.preview.placeholder = "Stopped. Press Start to mask again."
+            elif self._failed:
+                self.preview.placeholder = "Stopped by a problem (see the message below). Press Start to try again."
+            else:
+                self.preview.placeholder = "Ended: the source has no more frames (end of the video file). Press Start to play it again."
+
+    def _on_error(self, _text: str) -> None:
+        self._failed = True
 
     def _on_preview(self, image: QImage, status: LiveStatus) -> None:
         self.preview.set_image(image)
         if status.protected:
             self.banner.hide()
         else:
-            self.banner.setText(f"PROTECTION PAUSED — output fully masked ({status.reason})")
-            self.banner.show()
+            self.preview.show_banner(pause_text(status.reason))
         rec = f" · ● REC {status.recording}" if status.recording else ""
         self.telemetry.setText(f"{status.fps:5.1f} fps · latency {status.latency_s * 1000:4.0f} ms · {status.provider}"
                                f" · {status.frames} frames{rec}")  # fmt: skip

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget, QVBoxLayout, QWidget
 
 from app import __version__
@@ -27,10 +27,10 @@ class MainWindow(QMainWindow):
         self.views = views
         self.setWindowTitle("VPD Redactor")
         self.setAcceptDrops(True)
-        self.setMinimumSize(960, 600)
-
-        self.model_banner = MessageBar()
-        self.message_bar = MessageBar()
+        self.setMinimumSize(720, 480)
+        # Banners float over the view they are about (see MessageBar), so none moves the controls.
+        images = views["Images"]
+        self.model_banner = MessageBar(getattr(images, "canvas", images), bottom=True)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         for title, view in views.items():
@@ -39,8 +39,6 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(6, 4, 6, 0)
         layout.setSpacing(4)
-        layout.addWidget(self.model_banner)
-        layout.addWidget(self.message_bar)
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
 
@@ -53,7 +51,11 @@ class MainWindow(QMainWindow):
         self.busy.hide()
         self.statusBar().addPermanentWidget(self.busy)
         self.statusBar().addPermanentWidget(self.provider_label)
-        self.hub = ErrorHub(self.statusBar(), self.message_bar, self)
+        self.hub = ErrorHub(self.statusBar(), self)
+        for name in ("video", "live"):  # the Images view scopes its own banner per image
+            c, view = getattr(controller, name, None), views.get(name.title())
+            if c is not None and isinstance(getattr(view, "message_bar", None), MessageBar):
+                self.hub.route(c, view.message_bar)
         controller.attach(self.hub)
         self._build_menus()
 
@@ -90,6 +92,11 @@ class MainWindow(QMainWindow):
         self.act_shortcuts = help_menu.addAction("&Keyboard shortcuts", QKeySequence("F1"), self.show_shortcuts)
         help_menu.addAction("&About", self._about)
         self._all_actions = [a for acts in groups.values() for a in acts if a is not None] + [quit_action, *self._tab_actions, self.act_shortcuts]
+
+    @property
+    def message_bar(self) -> MessageBar:
+        """The banner of the tab shown now."""
+        return self.tabs.currentWidget().message_bar
 
     # ----- slots -------------------------------------------------------------------------------
     def show_detector(self, info: DetectorInfo) -> None:
@@ -147,6 +154,9 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1280, 800)
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is not None:
+            fit_to_screen(self, screen.availableGeometry())
         self.tabs.setCurrentIndex(prefs.value("window/tab", 0, int) or 0)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -156,3 +166,21 @@ class MainWindow(QMainWindow):
         self.controller.shutdown()
         prefs.sync()
         super().closeEvent(event)
+
+
+def fit_to_screen(window: QMainWindow, available: QRect) -> None:
+    """Keep the whole window, frame and status bar included, inside ``available`` (the screen
+    minus panels): a 1366×768 laptop gets a window that fits, a restored geometry from a larger
+    monitor is shrunk and moved back on screen."""
+    # Title bar and borders; before the first show the frame is unknown, so assume a usual one.
+    frame = window.frameGeometry().size() - window.geometry().size() if window.isVisible() else QSize(16, 40)
+    room = QSize(available.width() - frame.width(), available.height() - frame.height())
+    window.setMinimumSize(window.minimumSize().boundedTo(room))
+    size = window.size().boundedTo(room)
+    if size != window.size():
+        window.resize(size)
+    g = window.frameGeometry()
+    x = min(max(g.x(), available.left()), available.right() + 1 - g.width())
+    y = min(max(g.y(), available.top()), available.bottom() + 1 - g.height())
+    if (x, y) != (g.x(), g.y()):
+        window.move(x, y)

@@ -15,6 +15,8 @@ from app.core.policy import PRESETS
 from app.ui.document import pretty
 from app.ui.settings import CUSTOM, STYLE_LABELS, RedactionChoice, StyleChoice
 
+LOADING_TEXT = "Loading detectors…"
+NO_DETECTOR_TEXT = "No detector loaded — only boxes you draw are hidden."
 PRESET_LABELS = {"screenshots": "Screenshots", "streaming": "Streaming", "documents": "Documents",
                  "faces": "Faces only", "everything": "Everything", CUSTOM: "Custom"}  # fmt: skip
 
@@ -46,7 +48,7 @@ class PolicyPanel(QWidget):
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
         layout.addWidget(self.tree, 1)
-        self.no_classes = QLabel("No detector loaded — only boxes you draw are hidden.")
+        self.no_classes = QLabel(LOADING_TEXT)
         self.no_classes.setWordWrap(True)
         self.no_classes.setStyleSheet("color: palette(mid); padding: 6px;")
         layout.addWidget(self.no_classes)
@@ -73,12 +75,13 @@ class PolicyPanel(QWidget):
         self.colour.clicked.connect(self._pick_colour)
         self.padding.valueChanged.connect(lambda v: self._emit(padding=v / 100))
         self.conf.valueChanged.connect(lambda v: self._emit(conf=v / 100))
-        self.set_classes({})
+        self.set_classes({}, loading=True)
 
     # ----- data in -----------------------------------------------------------------------------
-    def set_classes(self, domains: Mapping[str, tuple[str, ...]]) -> None:
-        """Classes the loaded detectors know, grouped by domain."""
+    def set_classes(self, domains: Mapping[str, tuple[str, ...]], loading: bool = False) -> None:
+        """Classes the loaded detectors know, grouped by domain; ``loading`` while they load."""
         self._domains = dict(domains)
+        self.no_classes.setText(LOADING_TEXT if loading else NO_DETECTOR_TEXT)
         self._updating = True
         self.tree.clear()
         for domain, names in self._domains.items():

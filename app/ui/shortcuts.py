@@ -7,9 +7,11 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QTableWidg
 
 GESTURES = (
     ("Hold Space", "Show the original (before) while held"),
-    ("Drag on the image", "Add a box by hand (hold Shift to draw inside another box)"),
-    ("Drag a box / its handles", "Move / resize it"),
-    ("Click a box label, double-click a box", "Toggle it on/off"),
+    ("Drag anywhere on the image", "Add a box by hand (also over other boxes)"),
+    ("Click a box", "Select it (Ctrl+click adds to the selection)"),
+    ("Drag a selected box / its handles", "Move / resize it"),
+    ("Click a box's tag, double-click a box", "Hide it / leave it visible"),
+    ("C", "Also show the boxes that are not hidden (below the threshold, class off)"),
     ("Ctrl + mouse wheel", "Zoom around the cursor"),
     ("Middle-button drag", "Pan"),
 )
@@ -41,10 +43,12 @@ class ShortcutsDialog(QDialog):
             table.setItem(r, 1, QTableWidgetItem(what))
         table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         table.horizontalHeader().setStretchLastSection(True)
+        table.setWordWrap(True)  # long descriptions wrap instead of being cut off
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table = table
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(table)
         layout.addWidget(buttons)
-        self.resize(560, 560)
+        self.resize(640, 600)

@@ -7,13 +7,14 @@ from typing import Callable, Sequence
 
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
-from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QMenu
+from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QMenu, QStyle
 
 from app.ui.document import DocStatus, ImageDocument
 
 STATUS_COLOURS = {DocStatus.LOADING: "#8b949e", DocStatus.DETECTING: "#d29922", DocStatus.READY: "#2f81f7",
                   DocStatus.SAVED: "#2ea043", DocStatus.ERROR: "#f85149", DocStatus.INCOMPLETE: "#db6d28"}  # fmt: skip
 ICON = QSize(112, 72)
+ITEM = QSize(ICON.width() + 16, ICON.height() + 44)  # icon + two text lines
 
 
 class ThumbStrip(QListWidget):
@@ -30,7 +31,10 @@ class ThumbStrip(QListWidget):
         self.setIconSize(ICON)
         self.setMovement(QListView.Movement.Static)
         self.setSpacing(4)
-        self.setFixedHeight(ICON.height() + 52)
+        # Room for a whole item plus the scroll bar that appears once the strip overflows, so the
+        # status lines are never cut off.
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self)
+        self.setFixedHeight(ITEM.height() + 2 * self.spacing() + 2 * self.frameWidth() + bar + 2)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -49,7 +53,7 @@ class ThumbStrip(QListWidget):
         for doc in docs:
             item = QListWidgetItem()
             item.setData(Qt.ItemDataRole.UserRole, doc.doc_id)
-            item.setSizeHint(QSize(ICON.width() + 16, ICON.height() + 44))
+            item.setSizeHint(ITEM)
             self.addItem(item)
             self._fill(item, doc)
             if doc.doc_id == current:
@@ -82,7 +86,11 @@ class ThumbStrip(QListWidget):
     def _fill(self, item: QListWidgetItem, doc: ImageDocument) -> None:
         status = doc.status.value
         if doc.status in (DocStatus.READY, DocStatus.SAVED):
-            status = f"{len(doc.boxes)} box{'es' if len(doc.boxes) != 1 else ''}" + (" · saved" if doc.status is DocStatus.SAVED else "")
+            status = f"{len(doc.boxes)} box{'es' if len(doc.boxes) != 1 else ''}"
+            if doc.status is DocStatus.SAVED:
+                status += " · saved"
+            elif doc.saved_path is not None:  # saved once, changed since
+                status += " · unsaved"
         name = doc.name if len(doc.name) <= 18 else doc.name[:8] + "…" + doc.name[-8:]
         item.setText(f"{name}\n{status}")
         item.setToolTip(doc.error or str(doc.path or doc.name))

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
                                QLabel, QLineEdit, QProgressBar, QPushButton, QScrollArea, QSpinBox, QVBoxLayout,
                                QWidget)  # fmt: skip
 
+from app.ui.messages import MessageBar
 from app.ui.policy_panel import PolicyPanel
 from app.ui.video_controller import VideoController
 
@@ -29,6 +30,7 @@ class VideoView(QWidget):
         super().__init__(parent)
         self.c = controller
         self._t0 = 0.0
+        self.message_bar = MessageBar(self, bottom=True)  # this tab's problems; floats, moves nothing
         self.input = QLineEdit()
         self.input.setReadOnly(True)
         self.input.setPlaceholderText("Drop a video on the window or choose one…")
@@ -127,6 +129,7 @@ class VideoView(QWidget):
         self.cancel_button.setEnabled(running)
         self.panel.setEnabled(not running)
         if running:
+            self.message_bar.clear()  # a new export: the last one's problem is history
             self._t0 = time.perf_counter()
             self.progress.setRange(0, 0)
             self.eta.setText("Starting (loading the detector)…")

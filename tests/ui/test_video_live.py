@@ -139,7 +139,8 @@ def test_live_missing_source_reports_error(make_window, qtbot):
     c.opener = no_camera
     with qtbot.waitSignal(c.running_changed, timeout=10000, check_params_cb=lambda on: not on):
         c.start(LiveConfig("camera:3"))
-    assert "camera 3" in w.message_bar.text
+    assert "camera 3" in w.views["Live"].message_bar.text  # on the Live tab's own banner
+    assert w.views["Images"].message_bar.text == ""  # and not carried over to another tab
 
 
 def test_no_ui_thread_survives_window_close(make_window, clip, qtbot):

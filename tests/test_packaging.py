@@ -1,0 +1,60 @@
+"""`pip install .` carries the model files (setup.py's build hook) or fails loudly; the app finds
+them in a checkout and in an installed copy (app/model_files.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import app.model_files as model_files
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_setup():
+    spec = importlib.util.spec_from_file_location("vpd_setup", ROOT / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # not __main__: setup() does not run
+    return module
+
+
+def test_build_copies_the_runtime_models_into_the_package(tmp_path):
+    setup = load_setup()
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "vpd-n.onnx").write_bytes(b"\0" * 200_000)
+    (models / "text-pii.npz").write_bytes(b"npz")
+    (models / "vpd-n.pt").write_bytes(b"checkpoint")  # training only: not shipped
+    copied = setup.copy_models(models, tmp_path / "build")
+    assert sorted(p.name for p in copied) == ["text-pii.npz", "vpd-n.onnx"]
+    assert (tmp_path / "build" / "app" / "_models" / "vpd-n.onnx").stat().st_size == 200_000
+
+
+@pytest.mark.parametrize("content", [None, b"version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 10811874\n"])
+def test_build_fails_loudly_without_the_model(tmp_path, content):
+    setup = load_setup()
+    models = tmp_path / "models"
+    models.mkdir()
+    if content is not None:
+        (models / "vpd-n.onnx").write_bytes(content)
+    with pytest.raises(SystemExit, match="vpd-n.onnx is missing or not a model file"):
+        setup.copy_models(models, tmp_path / "build")
+
+
+def test_the_shipped_model_is_a_real_model():
+    assert (ROOT / "models" / "vpd-n.onnx").stat().st_size > load_setup().MIN_MODEL_BYTES
+
+
+def test_model_path_prefers_the_checkout_then_the_installed_copy(tmp_path, monkeypatch):
+    source, packaged = tmp_path / "models", tmp_path / "app" / "_models"
+    source.mkdir()
+    packaged.mkdir(parents=True)
+    monkeypatch.setattr(model_files, "SOURCE_MODELS", source)
+    monkeypatch.setattr(model_files, "PACKAGED_MODELS", packaged)
+    (packaged / "vpd-n.onnx").write_bytes(b"installed")
+    assert model_files.model_path("vpd-n.onnx") == packaged / "vpd-n.onnx"  # an installed wheel
+    (source / "vpd-n.onnx").write_bytes(b"checkout")
+    assert model_files.model_path("vpd-n.onnx") == source / "vpd-n.onnx"  # a checkout (training writes here)
+    assert model_files.model_path("absent.npz") == source / "absent.npz"  # reported by its checkout path
