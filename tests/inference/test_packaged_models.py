@@ -82,7 +82,7 @@ def test_centerface_cache_corruption_is_rebuilt_and_loads(tmp_path, monkeypatch)
     good = target.read_bytes()
     target.write_bytes(good[: len(good) // 2])  # a half-written cache file
     assert cf.dynamic_model_path(cf.centerface_source_path()).read_bytes() == good
-    built = build_detectors(DetectorConfig(providers=("CPUExecutionProvider",), use_detector=False, use_ocr=False))
+    built = build_detectors(DetectorConfig(providers=("CPUExecutionProvider",), use_detector=False, use_ocr=False, use_codes=False))
     assert [d.name for d in built.detectors] == ["faces"] and built.complete
 
 
@@ -92,4 +92,4 @@ def test_unwritable_face_cache_is_reported_never_a_silent_no_detector(tmp_path, 
     blocked.write_text("x")
     monkeypatch.setenv("VPD_CACHE_DIR", str(blocked))
     with pytest.raises(DetectorUnavailable, match="face detection is off: cannot write its model cache"):
-        build_detectors(DetectorConfig(providers=("CPUExecutionProvider",), use_detector=False, use_ocr=False))
+        build_detectors(DetectorConfig(providers=("CPUExecutionProvider",), use_detector=False, use_ocr=False, use_codes=False))
