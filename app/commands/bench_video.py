@@ -1,14 +1,21 @@
-"""``vpd-redact bench-video``: export throughput, live FPS/latency and the leak check.
+"""``vpd-redact bench-video``: export and live figures with the default detectors, against deface.
 
-Renders its own clip (moving e-mail/phone text cards and a moving licence plate), so figures are
-comparable between machines. With ``--fake-detector`` (or when no model is present) the
-detector is the colour-key oracle, so what is measured is decode + track/gap-fill + redact +
-encode, and, in the leak check, the tracker's and gap filler's ability to cover missed frames.
+Parts (``--parts``):
+* ``pan-export`` / ``pan-live``: 720p clips panning across real annotated pictures
+  (``--pan-dir`` holds ``annotations.json`` and ``images/``; ``--pan-images`` picks them),
+  exported with ``vpd-redact video`` and with deface alternately in one run, and streamed live;
+  FPS, peak memory, leaks, over-masking and first-visible time (see ``bench_pan``).
+* ``export`` / ``live``: speed on a rendered synthetic clip (moving text cards and a plate).
+* ``leak``: the tracker's and gap filler's ability to cover missed frames. This part always uses
+  the colour-key oracle of the synthetic clip behind a detector that drops calls at random and in
+  bursts, because it measures tracking, not a model; it writes only into its work folder.
+A configured detector that is missing is an error: the benchmark never swaps in a fake one.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import threading
@@ -18,13 +25,13 @@ from pathlib import Path
 import numpy as np
 
 from app.commands.common import add_detection_args, policy_from_args, redaction_from_args
+from app.commands.bench_pan import PanClip, bench_pan_export, bench_pan_live, load_truth, make_pan_clip
 from app.commands.video import DEFAULT_STRIDE, build_detector_list
 from app.core.errors import VpdError
 from app.core.live import LiveMasker, LiveOptions, run_live
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import integer_boxes
-from app.inference.vpd_detector import DEFAULT_MODEL_PATH
 from app.media.video_export import ExportOptions, export_video
 from app.media.video_synthetic import ColourKeyDetector, DropoutDetector, SyntheticSource, write_synthetic_clip
 
@@ -32,53 +39,81 @@ from app.media.video_synthetic import ColourKeyDetector, DropoutDetector, Synthe
 def add_parser(sub) -> None:
     """Register the ``bench-video`` sub-command."""
     p = sub.add_parser("bench-video", help="measure video export/live speed and run the leak check", description=__doc__)
-    p.add_argument("--parts", default="export,live,leak", help="comma list of export, live, leak (default: all)")
+    p.add_argument("--parts", default="export,live,leak",
+                   help="comma list of pan-export, pan-live, export, live, leak (default: %(default)s)")  # fmt: skip
+    p.add_argument("--pan-dir", type=Path, default=None, help="folder with annotations.json and images/ for pan clips")
+    p.add_argument("--pan-images", default="", help="comma list of image file names in --pan-dir to pan across")
+    p.add_argument("--pan-frames", type=int, default=150, help="frames per pan clip (default: %(default)s)")
+    p.add_argument("--deface", default="deface", help="deface command to compare with ('' skips it)")
+    p.add_argument("--repeats", type=int, default=1, help="pan export repeats per tool (default: %(default)s)")
     p.add_argument("--frames", type=int, default=90, help="frames per export clip (default: %(default)s)")
     p.add_argument("--sizes", default="1280x720,1920x1080", help="export clip sizes (default: %(default)s)")
     p.add_argument("--strides", default=f"1,{DEFAULT_STRIDE}", help="detector strides to time (default: %(default)s)")
     p.add_argument("--live-seconds", type=float, default=10.0, help="length of the live run (default: %(default)s)")
     p.add_argument("--hold", type=float, default=0.5, help="live hold in seconds for the leak check (default: %(default)s)")
     p.add_argument("--drop", type=float, default=0.3, help="fraction of detector calls dropped at random (default: %(default)s)")
-    p.add_argument("--fake-detector", action="store_true", help="use the colour-key oracle instead of the model")
     p.add_argument("--workdir", type=Path, default=None, help="keep rendered clips here (default: a temp folder)")
     add_detection_args(p)
     p.set_defaults(run=run)
 
 
 def _detectors(args):
-    if args.fake_detector or (args.model is None and not DEFAULT_MODEL_PATH.exists()):
-        if not args.fake_detector:
-            print(f"note: {DEFAULT_MODEL_PATH} not found; using the fake (oracle) detector", file=sys.stderr)
-        args.fake_detector = True
-        return (ColourKeyDetector(),), "fake detector (colour-key oracle)", Policy(classes=None)
-    detectors, providers, _ = build_detector_list(args)
+    detectors, providers, _ = build_detector_list(args)  # a missing configured model raises: no fake fallback
     return detectors, providers, policy_from_args(args)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the figures; 0 when the export leak check finds no leaked frame, else 1."""
+    """Print the figures; 0 when the leak check finds no leaked export frame, else 1; 2 on bad input."""
+    parts = set(args.parts.split(","))
+    unknown = parts - {"pan-export", "pan-live", "export", "live", "leak"}
     try:
-        detectors, providers, policy = _detectors(args)
+        if unknown:
+            raise ValueError(f"unknown part(s): {', '.join(sorted(unknown))}")
+        needs_model = bool(parts & {"pan-live", "export", "live"})
+        detectors, providers, policy = _detectors(args) if needs_model else ((), "", Policy(classes=None))
         redaction = redaction_from_args(args)
         sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",") if s]
         strides = [int(s) for s in args.strides.split(",") if s]
+        if parts & {"pan-export", "pan-live"} and (args.pan_dir is None or not args.pan_images):
+            raise ValueError("pan parts need --pan-dir and --pan-images")
     except (VpdError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    parts = set(args.parts.split(","))
-    print(f"detector: {providers}")
+    if providers:
+        print(f"detectors: {', '.join(d.name for d in detectors)}; providers: {providers}")
     with tempfile.TemporaryDirectory(prefix="vpd-bench-") as tmp:
         work = args.workdir or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         pipeline = Pipeline(detectors, policy, redaction)
+        if parts & {"pan-export", "pan-live"}:
+            clips = _pan_clips(args, work)
+            if "pan-export" in parts:
+                deface = shutil.which(args.deface) if args.deface else None
+                if args.deface and deface is None:
+                    print(f"note: {args.deface!r} not found; deface not compared")
+                bench_pan_export(clips, work, deface, args.repeats)
+            if "pan-live" in parts:
+                bench_pan_live(clips, pipeline, LiveOptions(hold_s=args.hold, fps=30.0))
         if "export" in parts:
             bench_export(pipeline, work, sizes, strides, args.frames)
         if "live" in parts:
             bench_live(pipeline, args.live_seconds, args.hold)
         rc = 0
         if "leak" in parts:
-            rc = leak_check(detectors[0], policy, redaction, work, args)
+            print("leak check: colour-key oracle on the synthetic clip (measures tracking, not a model)")
+            rc = leak_check(ColourKeyDetector(), Policy(classes=None), redaction, work, args)
     return rc
+
+
+def _pan_clips(args, work: Path) -> list[PanClip]:
+    clips = []
+    for name in [n for n in args.pan_images.split(",") if n]:
+        out = work / f"pan_{Path(name).stem}.mp4"
+        out.unlink(missing_ok=True)
+        truth = load_truth(args.pan_dir / "annotations.json", name)
+        clips.append(make_pan_clip(args.pan_dir / "images" / name, truth, out, args.pan_frames))
+        print(f"pan clip {out.name}: {args.pan_frames} frames 1280x720 across {name} ({len(truth)} PII boxes)")
+    return clips
 
 
 def bench_export(pipeline: Pipeline, work: Path, sizes, strides, n: int) -> None:

@@ -28,10 +28,14 @@ class GapFillSettings:
     before a track's first and after its last hit. ``error_sigmas``/``max_dilate_px``: growth from
     the measured motion error and its cap. ``coast_speed``: extra growth per frame held, as a
     fraction of the object's own measured speed (it may turn or stop). ``speed_margin`` and
-    ``min_speed`` bound the object's speed between hits for the corridor."""
+    ``min_speed`` bound the object's speed between hits for the corridor. ``hold_per_hit`` (0 =
+    off): a track's hold is at most this many frames per hit it has, so one stray detection is
+    held briefly while an object the detector kept seeing is held the full ``hold_frames``: the
+    hold protects what the detector loses, and it had never been seeing a one-off box."""
 
     max_gap_frames: int = 90
     hold_frames: int = 30
+    hold_per_hit: int = 0
     error_sigmas: float = 3.0
     max_dilate_px: float = 48.0
     coast_speed: float = 0.5
@@ -109,7 +113,7 @@ def _velocity(frames: np.ndarray, xyxy: np.ndarray, k: int, forward: bool) -> np
 
 
 def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillSettings, motion: ClipMotion,
-                 out: dict[int, list[np.ndarray]]) -> None:  # fmt: skip
+                 out: dict[int, list[np.ndarray]], hold: int | None = None) -> None:  # fmt: skip
     """Hold boxes from hit ``k`` forward (or backward) up to, not including, frame ``stop``."""
     f, b = track.frames, track.xyxy
     v = _velocity(f, b, k, forward)
@@ -119,7 +123,7 @@ def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillS
     c = np.array([(b[k, 0] + b[k, 2]) / 2, (b[k, 1] + b[k, 3]) / 2], np.float32)
     anchor = np.concatenate([c - half, c + half]).astype(np.float32)
     vx, vy = abs(float(v[0])), abs(float(v[1]))
-    for age in range(1, s.hold_frames + 1):
+    for age in range(1, (s.hold_frames if hold is None else hold) + 1):
         g = int(f[k]) + (age if forward else -age)
         if (g >= stop) if forward else (g <= stop):
             break
@@ -185,8 +189,9 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
             _extrapolate(track, k, True, fb, s, motion, out)
             _extrapolate(track, k + 1, False, fa, s, motion, out)
             _corridor(b[k], b[k + 1], fa, fb, vmax, out)
-    _extrapolate(track, 0, False, -1, s, motion, out)
-    _extrapolate(track, len(f) - 1, True, n_frames, s, motion, out)
+    hold = min(s.hold_frames, s.hold_per_hit * len(f)) if s.hold_per_hit else s.hold_frames
+    _extrapolate(track, 0, False, -1, s, motion, out, hold)
+    _extrapolate(track, len(f) - 1, True, n_frames, s, motion, out, hold)
     return out
 
 

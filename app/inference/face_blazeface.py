@@ -71,7 +71,7 @@ class BlazeSettings:
     threshold: float = 0.5  # MediaPipe uses 0.5 (short range) / 0.6 (full range)
     nms_iou: float = 0.3
     views: tuple[int, ...] | None = None
-    box_scale: float = 1.6
+    box_scale: float = 1.25
 
 
 def model_source_path(variant: str = "short") -> Path:

@@ -281,7 +281,9 @@ def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress:
         raise SourceError(f"{source}: no video frames could be decoded")
     hold = int(round(options.hold_s * inp.fps))
     max_gap = int(round(options.max_gap_s * inp.fps))
-    settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * options.stride), hold_frames=max(hold, options.stride))
+    # A box seen once is held two detector frames per hit, one the detector kept seeing the full hold.
+    settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * options.stride), hold_frames=max(hold, options.stride),
+                               hold_per_hit=2 * options.stride)  # fmt: skip
     clip_motion = ClipMotion(np.array(offsets, np.float32).reshape(-1, 2), np.array(variance, np.float64))
     plan = fill_gaps(hits, n, hw, pipeline.class_names, settings, clip_motion)
     if ocr_hits:

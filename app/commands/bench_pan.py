@@ -1,0 +1,229 @@
+"""Pan-clip benchmark: 720p clips that pan across real annotated pictures, exported with the
+default detectors and with deface in the same run (alternating), and streamed live.
+
+What is measured, per clip (truth = the picture's annotated PII boxes, moved with the pan):
+* export: wall-clock FPS and peak RSS of each tool's process (model loading included);
+* leaked frames (a true box not fully hidden), share of box-frames hidden;
+* median share of each frame changed outside the true boxes (over-masking), frames > 50 % changed;
+* live: output FPS, capture→output latency, share of paused frames after the first 2 s, and how
+  long PII that pans into view stays visible before its first mask (first-visible time).
+
+A true box counts as hidden when ≥ 95 % of its pixels are near black (the solid default fill)
+or changed by more than ``CHANGE_GREY`` grey levels. A pixel counts as changed outside the truth
+when its grey level moved by more than ``CHANGE_GREY`` (H.264 noise stays well below).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CHANGE_GREY = 24
+HIDDEN_SHARE = 0.95
+VIEW_W, VIEW_H = 1280, 720
+# Containers whose content is annotated separately; not PII boxes themselves.
+NOT_PII = frozenset({"person", "shop_sign", "id_document", "receipt_or_label", "payment_card"})
+
+
+@dataclass(frozen=True)
+class PanClip:
+    """A rendered clip and, per frame, its true PII boxes (K, 4) xyxy in clip pixels and their
+    annotation indices (K,) and the share of each box in view (K,)."""
+
+    path: Path
+    truth: list[np.ndarray]
+    ids: list[np.ndarray]
+    in_view: list[np.ndarray]
+    fps: float
+
+
+def make_pan_clip(image_path: Path, boxes: np.ndarray, out: Path, frames: int = 150, fps: float = 30.0) -> PanClip:
+    """Render a 1280×720 H.264 clip panning across ``image_path`` (scaled to cover the view with
+    room to move), along its longer free axis at constant speed; ``boxes`` (K, 4) xyxy in image px."""
+    import av
+
+    img = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError(f"{image_path}: not a readable image")
+    h, w = img.shape[:2]
+    s = max(VIEW_W / w, VIEW_H / h) * 1.25
+    img = cv2.resize(img, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4) * s
+    free_x, free_y = img.shape[1] - VIEW_W, img.shape[0] - VIEW_H
+    truth, ids, shares = [], [], []
+    area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-6)
+    with av.open(str(out), "w") as container:
+        stream = container.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
+        stream.width, stream.height, stream.pix_fmt = VIEW_W, VIEW_H, "yuv420p"
+        stream.options = {"crf": "18", "preset": "veryfast"}
+        for i in range(frames):
+            t = i / max(1, frames - 1)
+            x = int(round(free_x * t)) if free_x >= free_y else free_x // 2
+            y = int(round(free_y * t)) if free_y > free_x else free_y // 2
+            view = np.ascontiguousarray(img[y : y + VIEW_H, x : x + VIEW_W])
+            for packet in stream.encode(av.VideoFrame.from_ndarray(view, format="bgr24")):
+                container.mux(packet)
+            b = boxes - np.array([x, y, x, y], np.float32)
+            b = np.clip(b, 0, [VIEW_W, VIEW_H, VIEW_W, VIEW_H])
+            in_view = (b[:, 2] - b[:, 0] >= 2) & (b[:, 3] - b[:, 1] >= 2)
+            truth.append(b[in_view])
+            ids.append(np.nonzero(in_view)[0])
+            shares.append(((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]) / area)[in_view])
+        for packet in stream.encode():
+            container.mux(packet)
+    return PanClip(out, truth, ids, shares, fps)
+
+
+def load_truth(annotations: Path, name: str) -> np.ndarray:
+    """PII boxes (K, 4) of image ``name`` from a real/real-dev style ``annotations.json``."""
+    for entry in json.loads(annotations.read_text()):
+        if Path(entry["file"]).name == name:
+            return np.array([b["box"] for b in entry["boxes"] if b["category"] not in NOT_PII], np.float32).reshape(-1, 4)
+    raise ValueError(f"{name}: not in {annotations}")
+
+
+def read_frames(path: Path):
+    """(H, W, 3) BGR frames of a video file, in order."""
+    import av
+
+    with av.open(str(path)) as container:
+        for frame in container.decode(container.streams.video[0]):
+            yield frame.to_ndarray(format="bgr24")
+
+
+@dataclass
+class FrameScore:
+    """Running privacy figures over frames of one run."""
+
+    boxes: int = 0
+    hidden: int = 0
+    leaked_frames: int = 0
+    frames: int = 0
+    over_50: int = 0
+
+    def __post_init__(self) -> None:
+        self.outside: list[float] = []
+
+    def add(self, src: np.ndarray, out: np.ndarray, truth: np.ndarray) -> np.ndarray:
+        """Score one output frame against its source and true boxes; returns (K,) hidden flags."""
+        gs = cv2.cvtColor(src, cv2.COLOR_BGR2GRAY).astype(np.int16)
+        go = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY).astype(np.int16)
+        changed = np.abs(go - gs) > CHANGE_GREY
+        masked = changed | (out.max(axis=2) <= CHANGE_GREY)
+        inside = np.zeros(changed.shape, bool)
+        flags = np.zeros(len(truth), bool)
+        for k, (x0, y0, x1, y1) in enumerate(np.round(truth).astype(int)):
+            inside[y0:y1, x0:x1] = True
+            region = masked[y0:y1, x0:x1]
+            flags[k] = region.size > 0 and region.mean() >= HIDDEN_SHARE
+        self.boxes += len(truth)
+        self.hidden += int(flags.sum())
+        self.leaked_frames += int(not flags.all())
+        self.frames += 1
+        outside = ~inside
+        self.outside.append(float(changed[outside].mean()) if outside.any() else 0.0)
+        self.over_50 += int(changed.mean() > 0.5)
+        return flags
+
+    def summary(self) -> str:
+        share = self.hidden / self.boxes if self.boxes else 1.0
+        return (f"leaked frames {self.leaked_frames}/{self.frames}, box-frames hidden {share:.1%}, "
+                f"changed outside truth median {np.median(self.outside or [0]):.1%}, "
+                f"frames >50 % changed {self.over_50}")  # fmt: skip
+
+
+def run_measured(cmd: list[str]) -> tuple[float, float, int, str]:
+    """Run ``cmd``; (wall s, peak RSS MB, exit code, stderr tail) from ``os.wait4``."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - t0, usage.ru_maxrss / 1024, proc.returncode, err[-600:]
+
+
+def score_file(clip: PanClip, output: Path) -> FrameScore:
+    """Privacy figures of an exported ``output`` against ``clip``."""
+    score = FrameScore()
+    for i, (src, out) in enumerate(zip(read_frames(clip.path), read_frames(output))):
+        if out.shape != src.shape:
+            out = cv2.resize(out, (src.shape[1], src.shape[0]))
+        score.add(src, out, clip.truth[i])
+    return score
+
+
+def bench_pan_export(clips: list[PanClip], work: Path, deface: str | None, repeats: int = 1) -> None:
+    """Export each clip with ``vpd-redact video`` (defaults) and deface, alternating; print figures."""
+    for clip in clips:
+        for rep in range(repeats):
+            tools = [("ours", [sys.executable, "-m", "app", "video", str(clip.path), "-o"])]
+            if deface:
+                tools.append(("deface", [deface, str(clip.path), "--replacewith", "solid", "-o"]))
+            for name, cmd in tools:
+                out = work / f"{clip.path.stem}_{name}_{rep}.mp4"
+                out.unlink(missing_ok=True)
+                wall, rss, rc, err = run_measured(cmd + [str(out)])
+                if rc != 0 or not out.exists():
+                    print(f"pan export {clip.path.stem} {name}: FAILED (exit {rc}): {err.strip()[-300:]}")
+                    continue
+                score = score_file(clip, out)
+                print(f"pan export {clip.path.stem} {name}: {score.frames / wall:.2f} fps ({score.frames} frames in "
+                      f"{wall:.1f} s wall, model loading included), peak RSS {rss:.0f} MB; {score.summary()}")  # fmt: skip
+
+
+class _KeepingSource:
+    """Wraps a source and keeps the frame it returned last (to score the masked output)."""
+
+    def __init__(self, source) -> None:
+        self.source, self.last, self.fps = source, None, source.fps
+        self.index = -1
+
+    def read(self):
+        self.last = self.source.read()
+        self.index += self.last is not None
+        return self.last
+
+
+def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
+    """Stream each clip in real time through ``LiveMasker``; print FPS, latency, pauses, leaks and
+    the first-visible time of PII panning into view."""
+    from app.core.live import LiveMasker, run_live
+    from app.media.sources import VideoFileSource
+
+    for clip in clips:
+        src = _KeepingSource(VideoFileSource(clip.path, realtime=True))
+        score, lat, paused, first_seen, first_hidden = FrameScore(), [], [], {}, {}
+        start = [None]
+
+        def sink(out, src=src, clip=clip, score=score) -> None:
+            i = src.index
+            start[0] = start[0] if start[0] is not None else time.perf_counter()
+            flags = score.add(src.last, out.frame, clip.truth[i])
+            lat.append(out.latency_s)
+            paused.append(not out.protected)
+            for key, ok, share in zip(clip.ids[i], flags, clip.in_view[i]):
+                if share >= 0.5:  # readable: at least half of it in view
+                    first_seen.setdefault(int(key), i)
+                if ok and out.protected:
+                    first_hidden.setdefault(int(key), i)
+
+        with LiveMasker(pipeline, options) as masker:
+            t0 = time.perf_counter()
+            summary = run_live(src, masker, [sink])
+            wall = time.perf_counter() - t0
+        src.source.close()
+        after = paused[int(2 * clip.fps):] or paused
+        waits = [(first_hidden.get(k, score.frames) - f) / clip.fps for k, f in first_seen.items() if f >= 2 * clip.fps]
+        vis = f"median {np.median(waits):.2f} s, max {max(waits):.2f} s over {len(waits)} objects" if waits else "none entered after 2 s"
+        print(f"pan live {clip.path.stem}: {summary.frames / wall:.1f} fps out, latency median "
+              f"{1000 * np.median(lat):.0f} ms, paused after 2 s {np.mean(after):.1%}, first-visible time of PII "
+              f"entering after 2 s: {vis}; {score.summary()}")  # fmt: skip
