@@ -58,7 +58,7 @@ def test_missing_package_is_clear_and_factory_keeps_others(monkeypatch):
     with pytest.raises(DetectorUnavailable, match=r"pip install --no-deps mediapipe==0\.10\.21"):
         bf.model_source_path()
     with pytest.raises(DetectorUnavailable, match="mediapipe"):
-        build_detectors(DetectorConfig(use_detector=False, use_ocr=False, face_model="blazeface"))
+        build_detectors(DetectorConfig(use_detector=False, use_ocr=False, use_codes=False, face_model="blazeface"))
 
 
 def test_missing_model_file_and_converter_are_clear(tmp_path, monkeypatch):
@@ -78,7 +78,7 @@ def test_missing_model_file_and_converter_are_clear(tmp_path, monkeypatch):
 
 def test_unknown_face_model_is_an_error():
     with pytest.raises(ModelError, match="centerface"):
-        build_detectors(DetectorConfig(use_detector=False, use_ocr=False, face_model="nope"))
+        build_detectors(DetectorConfig(use_detector=False, use_ocr=False, use_codes=False, face_model="nope"))
 
 
 @pytest.mark.skipif(not HAVE_MODEL, reason=NO_MODEL)
@@ -100,7 +100,7 @@ def test_conversion_keeps_shapes_and_is_cached(tmp_path, variant):
 @pytest.mark.parametrize("model", ["blazeface", "blazeface-full"])
 def test_finds_the_face_in_a_photo(tmp_path, monkeypatch, model):
     monkeypatch.setenv("VPD_CACHE_DIR", str(tmp_path))
-    built = build_detectors(DetectorConfig(providers=("CPUExecutionProvider",), use_detector=False, use_ocr=False, face_model=model))
+    built = build_detectors(DetectorConfig(providers=("CPUExecutionProvider",), use_detector=False, use_ocr=False, use_codes=False, face_model=model))
     (det,) = built.detectors
     assert isinstance(det, bf.BlazeFaceDetector) and det.provider == "CPU"
     assert list(tmp_path.glob("blazeface-*.onnx"))  # converted into the shared user cache folder

