@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from app.model_files import model_path
+
 log = logging.getLogger(__name__)
 
 MAX_RANK = 5000  # names ranked beyond this in every country are too rare to tell anything
@@ -106,7 +108,7 @@ def _read(path: Path) -> tuple[dict[str, int], dict[str, int]]:
     return first, last
 
 
-SHIPPED = Path(__file__).resolve().parents[2] / "models" / "text-names.tsv.gz"
+SHIPPED = model_path("text-names.tsv.gz")  # models/ of a checkout, or the copy in the wheel/bundle
 
 
 def compact_path() -> Path | None:

@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from app.core.errors import ModelError
+from app.model_files import model_path
 from app.text.features import FEATURE_VERSION
 
 FORMAT = "vpd-text-pii/1"
 NONE = "none"
-DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "text-pii.npz"
+DEFAULT_MODEL = model_path("text-pii.npz")  # models/ of a checkout, or the copy in the wheel/bundle
 
 
 class TextModelError(ModelError):
