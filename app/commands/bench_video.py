@@ -53,7 +53,7 @@ def add_parser(sub) -> None:
     p.add_argument("--hold", type=float, default=0.5, help="live hold in seconds for the leak check (default: %(default)s)")
     p.add_argument("--drop", type=float, default=0.3, help="fraction of detector calls dropped at random (default: %(default)s)")
     p.add_argument("--workdir", type=Path, default=None, help="keep rendered clips here (default: a temp folder)")
-    add_detection_args(p)
+    add_detection_args(p, "video")  # live figures too: truth includes faces, so hide them
     p.set_defaults(run=run)
 
 
