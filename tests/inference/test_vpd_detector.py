@@ -80,3 +80,18 @@ def test_tile_size_from_metadata_sets_native_tile(tmp_path):
     # each 128-px tile maps input box (10..20) to tile pixels (20..40)
     widths = d.xyxy[:, 2] - d.xyxy[:, 0]
     assert np.isclose(widths, 20, atol=1).any()
+
+
+def test_unchanged_tiles_keep_their_boxes_and_changed_ones_are_detected_again(tmp_path):
+    path = make_detector_onnx(tmp_path / "m.onnx", [(2, 10, 10, 20, 20, 0.9)])
+    det = VpdDetector.from_path(path, tiling=True)
+    frame = np.random.default_rng(0).integers(0, 255, (64, 200, 3), dtype=np.uint8)
+    first = det.detect(frame)
+    calls = []
+    det.infer = lambda image, orig=det.infer: (calls.append(image.shape), orig(image))[1]
+    again = det.detect(frame.copy())  # same pixels: nothing is run again, same boxes
+    assert calls == [] and det.tiles_reused >= 3 and np.allclose(again.xyxy, first.xyxy)
+    changed = frame.copy()
+    changed[5:20, 150:170] = 255 - changed[5:20, 150:170]  # something new on the right
+    det.detect(changed)
+    assert 1 <= len(calls) < len(det._tile_cache)  # the right-hand tile(s) and the full view only
