@@ -18,7 +18,6 @@ import argparse
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 

@@ -28,7 +28,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -438,43 +438,4 @@ class LiveMasker:
         self.close()
 
 
-@dataclass(frozen=True)
-class LiveSummary:
-    """How a live session ended: frames shown, how many were fully masked, and why it stopped."""
-
-    frames: int
-    paused_frames: int
-    ended: str
-
-
-def run_live(
-    source,
-    masker: LiveMasker,
-    sinks: Iterable[Callable[[LiveFrame], None]] = (),
-    stop: threading.Event | None = None,
-    max_frames: int | None = None,
-) -> LiveSummary:
-    """Pump ``source.read()`` frames through ``masker`` into each sink until the source ends,
-    ``stop`` is set or ``max_frames`` is reached. A source that raises is reported, not raised."""
-    sinks = list(sinks)
-    n = paused = 0
-    ended = "stopped"
-    while stop is None or not stop.is_set():
-        if max_frames is not None and n >= max_frames:
-            ended = f"{max_frames} frames done"
-            break
-        try:
-            frame = source.read()
-        except Exception as exc:  # noqa: BLE001 - a camera unplugged mid-stream, a broken file
-            ended = f"source failed: {exc}"
-            break
-        if frame is None:
-            ended = "source ended"
-            break
-        captured = masker.clock()
-        out = masker.process(frame, captured)
-        paused += not out.protected
-        for sink in sinks:
-            sink(out)
-        n += 1
-    return LiveSummary(n, paused, ended)
+from app.core.live_run import LiveSummary, run_live  # noqa: E402,F401 - the loop lives beside, re-exported here
