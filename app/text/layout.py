@@ -52,16 +52,16 @@ def line_contexts(lines: list[TextLine]) -> list[LineContext]:
     """``LineContext`` of every line in ``lines`` (same order as given)."""
     if not lines:
         return []
-    boxes = np.array([bounds(l) for l in lines], np.float32).reshape(-1, 4)
-    heights = np.maximum(boxes[:, 3] - boxes[:, 1], 1.0)
+    boxes = [bounds(l) for l in lines]  # plain floats: the pairwise loop below is Python
+    heights = [max(b[3] - b[1], 1.0) for b in boxes]
     median_h = float(np.median(heights))
     order = {id(l): i for i, l in enumerate(reading_order(lines))}
     return [_context(i, lines, boxes, heights, median_h, order[id(lines[i])]) for i in range(len(lines))]
 
 
-def _context(i: int, lines, boxes: np.ndarray, heights: np.ndarray, median_h: float, index: int) -> LineContext:
+def _context(i: int, lines, boxes: list, heights: list, median_h: float, index: int) -> LineContext:
     x0, y0, x1, y1 = boxes[i]
-    h = float(heights[i])
+    h = heights[i]
     best, best_gap, left, right = "", 3.0 * h, [], []
     aligned_above = aligned_below = below_smaller = False
     for j, (ox0, oy0, ox1, oy1) in enumerate(boxes):

@@ -30,11 +30,29 @@ UI_WORDS = ("Home", "Search", "Settings", "Cart", "Orders", "Account", "Help", "
 HEADLINE_STARTS = ("Breaking:", "Opinion:", "Review:", "Exclusive:", "", "", "")
 
 
+CITIES = ("Paris", "Berlin", "Madrid", "London", "Amsterdam", "Lisbon", "Vienna", "Prague", "Warsaw", "Rome",
+          "Milan", "Barcelona", "Munich", "Lyon", "Seville", "Dublin", "Oslo", "Stockholm", "Copenhagen", "Helsinki",
+          "Boston", "Chicago", "Denver", "Austin", "Seattle", "Toronto", "Sydney", "Tokyo", "Seoul", "Singapore",
+          "Cape Town", "Nairobi", "Lagos", "Cairo", "Mumbai", "Delhi", "Bangkok", "Jakarta", "Lima", "Bogotá",
+          "Amazon", "Sahara", "Alps", "Andes", "Danube", "Rhine", "Mississippi", "Victoria", "Florence", "Georgia")
+PROPER_HEADLINES = ("{city} council approves new {word} plan", "{company} shares rise after {word} report",
+                    "Things to do in {city} this weekend", "{country} and {country2} sign {word} deal",
+                    "Why {company} is betting on {word}", "{city} Marathon: {word} record falls",
+                    "The {word} festival returns to {city}", "{company} recalls {word} products in {country}")
+
+
 def _headline(rng: np.random.Generator) -> str:
+    """A headline: lorem words, or a template with places and companies (proper nouns that are
+    not people)."""
     fake = fd.faker_for(rng, "en_US")
-    words = fake.sentence(nb_words=int(rng.integers(4, 10))).rstrip(".")
-    start = str(rng.choice(HEADLINE_STARTS))
-    text = f"{start} {words}".strip()
+    if rng.random() < 0.5:
+        local = fd.faker_for(rng)
+        text = str(rng.choice(PROPER_HEADLINES)).format(
+            city=str(rng.choice(CITIES)), company=local.company().split(",")[0], country=local.country(), country2=fake.country(),
+            word=fake.word())  # fmt: skip
+    else:
+        words = fake.sentence(nb_words=int(rng.integers(4, 10))).rstrip(".")
+        text = f"{rng.choice(HEADLINE_STARTS)} {words}".strip()
     return text.title() if rng.random() < 0.5 else text
 
 
@@ -145,7 +163,7 @@ SCENES: dict[str, tuple[Callable[[np.random.Generator], Scene], float]] = {
     "receipt": (_obj("receipt"), 0.3),
     "ticket": (_obj("ticket"), 0.3),
     "photo_documents": (g.GENERATORS["photo_documents"].fn, 0.4),
-    "shop_news": (shop_news, 1.2),
+    "shop_news": (shop_news, 1.6),
     "message_thread": (message_thread, 0.8),
 }
 
