@@ -1,4 +1,4 @@
-"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base | text-classifier."""
+"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base | text-classifier | calibrate."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ COMMANDS = {
     "presidio-compare": "training.presidio_compare",
     "choose-base": "training.base_choice",
     "text-classifier": "training.text.cli",
+    "calibrate": "training.calibrate",
 }
 
 

@@ -9,6 +9,8 @@ Keys written by ``python -m training export``:
 * ``stride`` — integer as string;
 * ``vpd_tile_size`` — side in source pixels of the native-scale crops the model was trained on
   (optional; defaults to the input size). Tiles of this size are letterboxed to the input.
+* ``vpd_class_conf`` — JSON ``{class: raw score}`` from ``python -m training calibrate``
+  (optional): the score each class needs to count at the default confidence.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Mapping
 
 import onnxruntime as ort
 
+from app.core.calibration import parse_class_conf
 from app.core.errors import ModelError
 
 SUPPORTED_SCHEMA_VERSIONS = (1,)
@@ -37,6 +40,7 @@ class ModelMetadata:
     schema_version: int
     domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     tile_size: int | None = None
+    class_conf: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def tile_hw(self) -> tuple[int, int]:
@@ -74,6 +78,7 @@ def read_metadata(session: ort.InferenceSession, path: str | Path) -> ModelMetad
         stride = int(float(meta.get("stride", "32")))
         domains = {k: tuple(v) for k, v in _parse(meta.get("vpd_domains", "{}")).items()}
         tile_size = int(meta["vpd_tile_size"]) if "vpd_tile_size" in meta else None
+        class_conf = parse_class_conf(meta.get("vpd_class_conf"), names)
     except (ValueError, SyntaxError, TypeError, IndexError) as exc:
         raise ModelError(f"{path} has malformed VPD metadata: {exc}") from exc
     if version not in SUPPORTED_SCHEMA_VERSIONS:
@@ -81,7 +86,7 @@ def read_metadata(session: ort.InferenceSession, path: str | Path) -> ModelMetad
     if not names:
         raise ModelError(f"{path} declares no classes")
     _check_io(session, path, len(names), input_hw)
-    return ModelMetadata(names, input_hw, stride, version, MappingProxyType(domains), tile_size)
+    return ModelMetadata(names, input_hw, stride, version, MappingProxyType(domains), tile_size, class_conf)
 
 
 def _check_io(session: ort.InferenceSession, path, num_classes: int, input_hw: tuple[int, int]) -> None:

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
+from app.core.calibration import ScoreCalibration
 from app.core.decode import DecodeSettings, decode_yolo
 from app.core.detections import Detections, Source
 from app.core.geometry import letterbox, unletterbox_xyxy
@@ -76,6 +77,7 @@ class VpdDetector:
         # is detected again.
         self._tile_cache: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self.tiles_reused = 0
+        self.calibration = ScoreCalibration(metadata.class_conf)
 
     @classmethod
     def from_path(
@@ -110,7 +112,12 @@ class VpdDetector:
         return unletterbox_xyxy(xyxy, tf), scores, class_ids
 
     def detect(self, frame: np.ndarray) -> Detections:
-        """Detections for a (H, W, 3) uint8 BGR frame in frame pixels; tiled when the frame is large."""
+        """Detections for a (H, W, 3) uint8 BGR frame in frame pixels; tiled when the frame is large.
+        Scores are calibrated per class (``ScoreCalibration``, from the model's metadata)."""
+        return self.calibration.apply(self.detect_raw(frame), frame.shape[:2])
+
+    def detect_raw(self, frame: np.ndarray) -> Detections:
+        """``detect`` with the model's own, uncalibrated scores (used to calibrate them)."""
         hw = frame.shape[:2]
         if not (self.tiling.enabled and needs_tiling(hw, self.metadata.tile_hw, self.tiling.trigger_ratio)):
             xyxy, scores, class_ids = self.infer(frame)

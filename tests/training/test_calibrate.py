@@ -1,0 +1,29 @@
+"""Threshold choice and matching of ``python -m training calibrate``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from training.calibrate import T_MAX, T_MIN, f_beta_threshold, match_class
+
+
+def test_threshold_sits_between_true_and_false_scores():
+    scores = np.array([0.9, 0.8, 0.7, 0.3, 0.2, 0.15])
+    is_tp = np.array([True, True, True, False, False, False])
+    t, f, p, r = f_beta_threshold(scores, is_tp, n_gt=3)
+    assert 0.3 < t <= 0.7 and p == 1.0 and r == 1.0 and f == pytest.approx(1.0)
+
+
+def test_threshold_is_clipped():
+    t, *_ = f_beta_threshold(np.array([0.06, 0.07]), np.array([True, True]), n_gt=2)
+    assert t == T_MIN
+    t, *_ = f_beta_threshold(np.array([0.95, 0.7, 0.7, 0.7]), np.array([True, False, False, False]), n_gt=1)
+    assert t == T_MAX
+
+
+def test_greedy_matching_takes_each_truth_once():
+    gt = np.array([[0, 0, 10, 10]], np.float32)
+    pred = np.array([[0, 0, 10, 10], [1, 1, 10, 10], [50, 50, 60, 60]], np.float32)
+    assert match_class(pred, np.array([0.5, 0.9, 0.8]), gt).tolist() == [False, True, False]
+    assert not match_class(pred, np.array([0.5, 0.9, 0.8]), np.zeros((0, 4), np.float32)).any()
