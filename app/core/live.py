@@ -35,7 +35,8 @@ import numpy as np
 
 from app.core.async_detector import AsyncDetector, DetectorGroup, split_slow_detectors
 from app.core.detections import Detections, concat
-from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, changed_boxes, to_flow_gray
+from app.core.live_ocr import OcrTier
+from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, to_flow_gray
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import RedactionSettings, full_mask
@@ -123,27 +124,6 @@ class _Result:
     gray: tuple[np.ndarray, float] | None
 
 
-@dataclass
-class _OcrState:
-    """OCR bookkeeping, touched by the detector thread only (the caller reads ``read`` under the lock)."""
-
-    runner: AsyncDetector
-    inflight: tuple[int, float, tuple[np.ndarray, float] | None, float] | None = None  # seq, captured, gray, t
-    last_submit: float | None = None
-    boxes: Detections | None = None  # newest good OCR boxes, placed on the frame of ``gray``
-    gray: tuple[np.ndarray, float] | None = None
-    latency_s: float = 0.0
-
-
-@dataclass(frozen=True)
-class _OcrRead:
-    """The frame of the newest good OCR read: its number, capture time and grey copy."""
-
-    seq: int
-    captured: float
-    gray: tuple[np.ndarray, float] | None
-
-
 def follow(dets: Detections, prev: tuple[np.ndarray, float] | None, cur: tuple[np.ndarray, float] | None,
            shift: Shift | None = None, sigmas: float = 3.0, cap_px: float = 48.0) -> Detections:  # fmt: skip
     """Move boxes from the frame of ``prev`` to that of ``cur`` (``to_flow_gray`` outputs) by
@@ -186,12 +166,12 @@ class LiveMasker:
         fast, slow = split_slow_detectors(pipeline.detectors)
         # With OCR alone there is nothing fast to keep protection alive: it runs on the tick then.
         self._fast = fast if fast else tuple(pipeline.detectors)
-        self._ocr = None
-        self._text_classes: frozenset[str] = frozenset()
+        self._ocr: OcrTier | None = None
         if fast and slow:
             runner = AsyncDetector(slow[0] if len(slow) == 1 else DetectorGroup(slow))
-            self._ocr = _OcrState(runner)
-            self._text_classes = frozenset(runner.class_names)
+            # OCR boxes are carried tick after tick: moved, never grown (growth would accumulate).
+            carry = lambda d, a, ga, b, gb: self._carry(d, a, ga, b, gb, grow=False)  # noqa: E731
+            self._ocr = OcrTier(runner, options.ocr_interval_s, options.ocr_deadline_s, clock, self.motion, carry)
         self._settings_lock = threading.Lock()
         self._view = pipeline  # policy + redaction in force; replaced whole by ``set_settings``
         self._cond = threading.Condition()
@@ -199,9 +179,6 @@ class LiveMasker:
         self._pending: tuple[int, np.ndarray, float] | None = None
         self._result: _Result | None = None
         self._error: str | None = None
-        self._ocr_error: str | None = None
-        self._ocr_results = 0
-        self._ocr_read: _OcrRead | None = None
         self._ready = threading.Event()
         self._applied_seq = -1
         self._applied_captured: float | None = None
@@ -251,12 +228,11 @@ class LiveMasker:
             detect_s = time.perf_counter() - t0
             if self._ocr is not None:
                 try:
-                    ocr = self._ocr_tick(seq, frame, captured, gray)
+                    ocr = self._ocr.tick(seq, frame, captured, gray)
                 except Exception as exc:  # noqa: BLE001 - an OCR bookkeeping bug must not stop detection
                     log.exception("live OCR step failed")
                     ocr = None
-                    with self._cond:
-                        self._ocr_error = f"{type(exc).__name__}: {exc}"
+                    self._ocr.fail(f"{type(exc).__name__}: {exc}")
                 if ocr is not None and len(ocr):
                     raw = concat([raw, ocr], names)
             with self._cond:
@@ -269,41 +245,15 @@ class LiveMasker:
                 self._cond.notify_all()
             self._ready.set()
 
-    def _ocr_tick(self, seq: int, frame: np.ndarray, captured: float,
-                  gray: tuple[np.ndarray, float] | None) -> Detections | None:  # fmt: skip
-        """Collect a finished OCR run, carry the newest OCR boxes onto this frame, submit the next
-        run when the last one is done and ``ocr_interval_s`` has passed. Never waits for OCR."""
-        st, opt = self._ocr, self.options
-        now = self.clock()
-        res = st.runner.latest()
-        if st.inflight is not None and res is not None and res.frame_index == st.inflight[0]:
-            k, cap, gray_k, t_submit = st.inflight
-            st.inflight = None
-            st.latency_s = time.perf_counter() - t_submit
-            if res.error is not None:  # keep holding the last good boxes; text is unprotected where it changes
-                with self._cond:
-                    self._ocr_error = res.error
-            else:
-                st.boxes, st.gray = self._carry(res.detections, k, gray_k, seq, gray), gray
-                with self._cond:
-                    self._ocr_error = None
-                    self._ocr_results += 1
-                    self._ocr_read = _OcrRead(k, cap, gray_k)
-        elif st.boxes is not None:
-            st.boxes, st.gray = follow(st.boxes, st.gray, gray, None, opt.error_sigmas, opt.max_dilate_px), gray
-        if st.inflight is None and st.runner.idle and (st.last_submit is None or
-                                                       now - st.last_submit >= opt.ocr_interval_s):  # fmt: skip
-            st.runner.submit(frame, seq)
-            st.inflight, st.last_submit = (seq, captured, gray, time.perf_counter()), now
-        return st.boxes
-
-    def _carry(self, dets: Detections, seq_from: int, gray_from, seq_to: int, gray_to) -> Detections:
-        """Boxes found on frame ``seq_from`` moved to frame ``seq_to`` by the measured motion."""
+    def _carry(self, dets: Detections, seq_from: int, gray_from, seq_to: int, gray_to, grow: bool = True) -> Detections:
+        """Boxes found on frame ``seq_from`` moved to frame ``seq_to`` by the measured motion
+        (``seq_from`` -1: no global estimate, flow alone)."""
         if not len(dets) or gray_from is None or gray_to is None:
             return dets
-        moved = self.motion.between(seq_from, seq_to)
+        moved = self.motion.between(seq_from, seq_to) if seq_from >= 0 else None
         shift = Shift(float(moved[0][0]), float(moved[0][1]), moved[1]) if moved is not None else None
-        return follow(dets, gray_from, gray_to, shift, self.options.error_sigmas, self.options.max_dilate_px)
+        sigmas = self.options.error_sigmas if grow else 0.0
+        return follow(dets, gray_from, gray_to, shift, sigmas, self.options.max_dilate_px)
 
     def deadline_s(self) -> float:
         """The fast tier's stall deadline in force: ``deadline_s`` or ``deadline_ticks`` times the
@@ -347,7 +297,8 @@ class LiveMasker:
             try:
                 hidden = self._track(result, frame, view, motion)
                 out = view.render(frame, hidden)
-                text_paused, regions = self._text_gaps(frame, motion, now, view)
+                if self._ocr is not None and any(view.policy.hides(c) for c in self._ocr.text_classes):
+                    text_paused, regions = self._ocr.gaps(frame.shape[:2], motion, now)
                 if regions is not None and len(regions):
                     fill_regions(out, regions, view.redaction.colour_bgr)
             except Exception as exc:  # noqa: BLE001 - fail closed on a tracking/rendering bug too
@@ -385,36 +336,14 @@ class LiveMasker:
             dets = self._carry(dets, result.seq, result.gray, motion.seq, (motion.gray, motion.scale))
         return self.tracker.update(dets, frame, t=result.captured, motion=motion)
 
-    def _text_gaps(self, frame: np.ndarray, motion: FrameMotion | None, now: float,
-                   view: Pipeline) -> tuple[str | None, np.ndarray | None]:  # fmt: skip
-        """(why text protection is paused, regions to fill) — (None, None) while OCR is current."""
-        if self._ocr is None or not any(view.policy.hides(c) for c in self._text_classes):
-            return None, None
-        with self._cond:
-            read, error = self._ocr_read, self._ocr_error
-        since = read.captured if read is not None else self._started
-        if error is None and now - since <= self.options.ocr_deadline_s:
-            return None, None
-        why = f"OCR failed ({error})" if error is not None else f"OCR {now - since:.1f} s behind"
-        h, w = frame.shape[:2]
-        whole = np.array([[0, 0, w, h]], np.float32)
-        if read is None or read.gray is None or motion is None:
-            return f"text unprotected: {why}; frame hidden", whole
-        moved = self.motion.between(read.seq, motion.seq)
-        if moved is None:
-            return f"text unprotected: {why}; frame hidden", whole
-        regions = changed_boxes(read.gray[0], motion.gray, motion.scale, moved[0])
-        return f"text unprotected where the picture changed: {why}", regions
-
     def telemetry(self) -> LiveTelemetry:
         """FPS, capture→masked latency, detector time and age of its newest result, provider, OCR."""
         with self._cond:
             result, detect_s, n = self._result, self._detect_s, self._n_results
-            ocr_error, ocr_results, read = self._ocr_error, self._ocr_results, self._ocr_read
+        read, ocr_error, ocr_results = self._ocr.state() if self._ocr is not None else (None, None, 0)
         now = self.clock()
         age = (now - result.captured) if result is not None else float("inf")
-        st = self._ocr
-        ocr_s = st.latency_s if st is not None else 0.0
+        ocr_s = self._ocr.latency_s if self._ocr is not None else 0.0
         ocr_age = now - read.captured if read is not None else float("inf")
         providers = [str(getattr(d, "provider", "CPU")) for d in self.pipeline.detectors]
         return LiveTelemetry(self._fps, self._latency, detect_s, age, ", ".join(providers) or "none", self._frames,
@@ -429,7 +358,7 @@ class LiveMasker:
         if self._thread.is_alive():
             log.warning("live detector thread still busy after 30 s; abandoning it")
         if self._ocr is not None:
-            self._ocr.runner.close(timeout=30)
+            self._ocr.close()
 
     def __enter__(self) -> "LiveMasker":
         return self

@@ -1,0 +1,110 @@
+"""The slow tier of live masking: OCR beside the frame loop, with a deadline per region.
+
+``OcrTier.tick`` runs on the detector thread: it collects a finished OCR run, carries the newest
+OCR boxes onto the ticked frame by the measured motion, and submits the next run when the last
+one is done (at most every ``interval_s``); it never waits for OCR. ``OcrTier.gaps`` runs on the
+caller's thread: while the newest good read is older than ``deadline_s`` or OCR fails, text is
+unprotected where the picture changed since that read (after compensating the measured
+pan/scroll), and those regions are returned to be filled, with the reason to show.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from app.core.async_detector import AsyncDetector
+from app.core.detections import Detections
+from app.core.motion import FrameMotion, MotionEstimator, changed_boxes
+
+Gray = tuple[np.ndarray, float]  # ``to_flow_gray`` output
+Carry = Callable[[Detections, int, "Gray | None", int, "Gray | None"], Detections]
+
+
+@dataclass(frozen=True)
+class OcrRead:
+    """The frame of the newest good OCR read: its number, capture time and grey copy."""
+
+    seq: int
+    captured: float
+    gray: Gray | None
+
+
+class OcrTier:
+    """OCR on a worker thread (``runner``), its boxes carried frame to frame by ``carry``."""
+
+    def __init__(self, runner: AsyncDetector, interval_s: float, deadline_s: float, clock: Callable[[], float],
+                 motion: MotionEstimator, carry: Carry) -> None:  # fmt: skip
+        self.runner = runner
+        self.interval_s, self.deadline_s = interval_s, deadline_s
+        self.clock, self.motion, self.carry = clock, motion, carry
+        self.text_classes = frozenset(runner.class_names)
+        self.started = clock()
+        self._lock = threading.Lock()
+        self._inflight: tuple[int, float, Gray | None, float] | None = None  # seq, captured, gray, t
+        self._last_submit: float | None = None
+        self._boxes: Detections | None = None  # newest good OCR boxes, placed on the frame of ``_gray``
+        self._gray: Gray | None = None
+        self.latency_s = 0.0
+        self.error: str | None = None
+        self.results = 0
+        self.read: OcrRead | None = None
+
+    # -- detector thread -------------------------------------------------------------------------
+    def tick(self, seq: int, frame: np.ndarray, captured: float, gray: Gray | None) -> Detections | None:
+        """The newest OCR boxes moved onto frame ``seq``; submits the next run when due."""
+        now = self.clock()
+        res = self.runner.latest()
+        if self._inflight is not None and res is not None and res.frame_index == self._inflight[0]:
+            k, cap, gray_k, t_submit = self._inflight
+            self._inflight = None
+            self.latency_s = time.perf_counter() - t_submit
+            if res.error is not None:  # keep holding the last good boxes; text is unprotected where it changes
+                with self._lock:
+                    self.error = res.error
+            else:
+                self._boxes, self._gray = self.carry(res.detections, k, gray_k, seq, gray), gray
+                with self._lock:
+                    self.error, self.read = None, OcrRead(k, cap, gray_k)
+                    self.results += 1
+        elif self._boxes is not None and self._gray is not None:
+            self._boxes, self._gray = self.carry(self._boxes, -1, self._gray, seq, gray), gray
+        if self._inflight is None and self.runner.idle and (self._last_submit is None or
+                                                           now - self._last_submit >= self.interval_s):  # fmt: skip
+            self.runner.submit(frame, seq)
+            self._inflight, self._last_submit = (seq, captured, gray, time.perf_counter()), now
+        return self._boxes
+
+    def fail(self, message: str) -> None:
+        """Record a failure of the OCR bookkeeping itself (treated like a failed run)."""
+        with self._lock:
+            self.error = message
+
+    # -- caller's thread -------------------------------------------------------------------------
+    def state(self) -> tuple[OcrRead | None, str | None, int]:
+        """(newest good read, newest error, number of good reads), consistently."""
+        with self._lock:
+            return self.read, self.error, self.results
+
+    def gaps(self, hw: tuple[int, int], motion: FrameMotion | None, now: float) -> tuple[str | None, np.ndarray | None]:
+        """(why text protection is paused, (K, 4) xyxy regions to fill), or (None, None) while
+        OCR is current. Without a usable read or motion, the region is the whole frame."""
+        read, error, _ = self.state()
+        since = read.captured if read is not None else self.started
+        if error is None and now - since <= self.deadline_s:
+            return None, None
+        why = f"OCR failed ({error})" if error is not None else f"OCR {now - since:.1f} s behind"
+        whole = np.array([[0, 0, hw[1], hw[0]]], np.float32)
+        moved = self.motion.between(read.seq, motion.seq) if read and read.gray and motion else None
+        if moved is None:
+            return f"text unprotected: {why}; frame hidden", whole
+        regions = changed_boxes(read.gray[0], motion.gray, motion.scale, moved[0])
+        return f"text unprotected where the picture changed: {why}", regions
+
+    def close(self) -> None:
+        """Stop the OCR worker (after its current frame)."""
+        self.runner.close(timeout=30)
