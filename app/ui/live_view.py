@@ -26,7 +26,7 @@ PAUSE_HINTS = {
     "starting": "Loading the detector and waiting for its first result.",
     "stalled": "The detector has not answered in time: it is slower than this source on this computer. "
                "Try a smaller window or screen, turn off the OCR text detector (Settings), or run on a GPU.",
-    "error": "The detector failed (see the message below). Press Stop, then Start; if it repeats, check Settings.",
+    "error": "The detector failed. Press Stop, then Start; if it repeats, try Settings → Run on CPU only.",
 }  # fmt: skip
 
 

@@ -45,6 +45,9 @@ class SmokeRun:
         print(f"smoke: window shown {age:.2f} s after the process started" if age is not None
               else "smoke: window shown", flush=True)  # fmt: skip
         self.c.error.connect(lambda text: print(f"smoke: error: {text}", file=sys.stderr, flush=True))
+        # The smoke image is plain printed text: any warning (e.g. a model file the OCR could not
+        # find, so text is read by rules only) means the build lost something.
+        self.c.warning.connect(lambda text: self._finish(2, f"warning: {text}"))
         if self.c.detector_info.ok or self.c.detector_info.message != "Loading the detector…":
             self._on_detectors(self.c.detector_info)
         else:

@@ -1,10 +1,13 @@
-"""Render the README screenshots of the desktop app under a real X display (Xvfb) or offscreen.
+"""Render the README screenshots of the desktop app under a real X display (Xvfb) at 1366×768,
+the smallest screen it supports:
 
-    Xvfb :99 -screen 0 1600x1000x24 &  DISPLAY=:99 python assets/screenshots/make_screenshots.py
+    xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python assets/screenshots/make_screenshots.py
 
-The demo screenshot it opens is drawn here with Qt (made-up names and numbers). ``--detectors
-fake`` (default until the trained model ships) uses an oracle detector that knows where the demo
-drew its PII; ``--detectors real`` uses whatever ``build_detectors`` loads (faces, OCR, the model).
+The mail-client screenshot it opens is drawn here with Qt (made-up names and numbers). The Images
+shots use the shipped detectors (``--detectors real``, the default: the VPD model, CenterFace,
+OCR); ``--detectors fake`` uses an oracle that knows where the demo drew its PII. The Video and
+Live shots run a colour-key test detector on a synthetic clip (they show the controls, not
+detection quality).
 """
 
 from __future__ import annotations
@@ -131,7 +134,7 @@ def wait(app: QApplication, condition, timeout_s: float = 60.0) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--detectors", choices=["fake", "real"], default="fake")
+    ap.add_argument("--detectors", choices=["fake", "real"], default="real")
     ap.add_argument("--out", type=Path, default=HERE)
     ap.add_argument("--size", default="1366x768", help="window size (default: the smallest supported)")
     args = ap.parse_args()
@@ -147,7 +150,7 @@ def main() -> int:
     prefs = Preferences(QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat))
     window = build_window(prefs, factory)
     width, height = (int(v) for v in args.size.split("x"))
-    window.resize(width, height)
+    window.setGeometry(window.screen().availableGeometry().intersected(QRect(0, 0, width, height)))
     window.show()
     try:
         shoot(app, window, args, demo, boxes, tmp)

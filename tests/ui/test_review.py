@@ -349,6 +349,7 @@ def test_paused_banner_explains_a_stall_and_what_to_try():
     assert "PROTECTION PAUSED" in text and "slower than this source" in text and "Try" in text
     assert "Loading the detector" in pause_text("starting")
     assert "Stop, then Start" in pause_text("error: RuntimeError: boom")
+    assert pause_text(None).startswith("PROTECTION PAUSED")
 
 
 def test_live_lists_only_sources_that_exist(tmp_path, monkeypatch):

@@ -43,3 +43,18 @@ def test_process_age_is_measured_on_linux():
     age = process_age_s()
     assert age is None or 0 < age < 24 * 3600
     assert np.isfinite(age) if age is not None else True
+
+
+class NotingDetector(CountingDetector):
+    """Like the OCR plug-in when its text classifier file is missing."""
+
+    last_notes = ("text is read by rules only: text-PII classifier models/text-pii.npz does not exist",)
+
+
+def test_smoke_run_fails_on_a_warning(make_window, tmp_path, qtbot):
+    image, out = write_png(tmp_path / "in.png"), tmp_path / "out.png"
+    w = make_window(factory_for(NotingDetector(ROWS)))
+    run = SmokeRun(w, image, out, timeout_s=20)
+    run.start()
+    qtbot.waitUntil(lambda: run.exit_code is not None, timeout=20000)
+    assert run.exit_code == 2 and not out.exists()
