@@ -2,8 +2,9 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# Debian/Ubuntu packages: fonts (Qt and OpenCV ship none), Qt's xcb/EGL libraries, Xvfb for screenshots.
-SYSTEM_PACKAGES := fonts-dejavu-core fonts-liberation2 fonts-noto-core xvfb libgl1 libegl1 libglib2.0-0 \
+# Debian/Ubuntu packages: fonts (Qt and OpenCV ship none), Qt's xcb/EGL libraries, Xvfb (+ xauth for
+# xvfb-run) for screenshots and the bundle smoke test.
+SYSTEM_PACKAGES := fonts-dejavu-core fonts-liberation2 fonts-noto-core xvfb xauth libgl1 libegl1 libglib2.0-0 \
 	libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 \
 	libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-randr0 libxcb-xinerama0 libxcb-xkb1
 export YOLO_OFFLINE := 1
