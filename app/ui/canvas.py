@@ -254,8 +254,8 @@ class ImageCanvas(QGraphicsView):
         super().focusOutEvent(event)
 
     def contextMenuEvent(self, event) -> None:
-        item = self.itemAt(event.pos())
-        if isinstance(item, BoxItem):
+        item = _box_of(self.itemAt(event.pos()))  # the box, its tag or a handle
+        if item is not None:
             if not item.isSelected():
                 self.scene().clearSelection()
                 item.setSelected(True)

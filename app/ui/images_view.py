@@ -170,6 +170,7 @@ class ImagesView(QWidget):
         c.documents_changed.connect(lambda: self.strip.set_documents(c.documents))
         c.detector_changed.connect(lambda info: self.panel.set_classes(info.domains))
         c.notice.connect(self._on_notice)
+        self.message_bar.dismissed.connect(lambda doc_id: self._notices.pop(doc_id, None))
         c.detector_changed.connect(lambda info: setattr(self.box_list, "class_names", tuple(info.class_names)))
         c.choice_changed.connect(self.panel.set_choice)
         c.choice_changed.connect(lambda _: self.strip.refresh(c.documents))

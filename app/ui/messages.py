@@ -32,6 +32,7 @@ class MessageBar(QFrame):
     clears it when that goes away. Optional action button."""
 
     action_clicked = Signal()
+    dismissed = Signal(object)  # the scope of a message the user closed
 
     def __init__(self, host: QWidget, bottom: bool = False) -> None:
         super().__init__(host)
@@ -50,7 +51,7 @@ class MessageBar(QFrame):
         close.setFlat(True)
         close.setFixedWidth(28)
         close.setToolTip("Dismiss")
-        close.clicked.connect(lambda: self.clear())
+        close.clicked.connect(self._dismiss)
         self.close_button = close
         row.addWidget(self.label, 1)
         row.addWidget(self.action)
@@ -76,6 +77,11 @@ class MessageBar(QFrame):
         if scope is None or scope == self.scope:
             self.hide()
             self.scope = None
+
+    def _dismiss(self) -> None:
+        scope = self.scope
+        self.clear()
+        self.dismissed.emit(scope)
 
     @property
     def text(self) -> str:

@@ -11,7 +11,6 @@ GESTURES = (
     ("Click a box", "Select it (Ctrl+click adds to the selection)"),
     ("Drag a selected box / its handles", "Move / resize it"),
     ("Click a box's tag, double-click a box", "Hide it / leave it visible"),
-    ("C", "Also show the boxes that are not hidden (below the threshold, class off)"),
     ("Ctrl + mouse wheel", "Zoom around the cursor"),
     ("Middle-button drag", "Pan"),
 )

@@ -160,6 +160,10 @@ def test_banner_belongs_to_its_image_and_tab(make_window, image, tmp_path, qtbot
     assert w.message_bar.text == ""  # nor to another tab
     w.show_view("Images")
     assert "broken.png" in w.message_bar.text
+    view.message_bar.close_button.click()  # dismissed: it does not come back
+    c.set_current(good)
+    c.set_current(broken)
+    assert view.message_bar.text == ""
 
 
 def test_error_banner_clears_when_the_save_succeeds(make_window, image, tmp_path, qtbot):
