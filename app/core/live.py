@@ -11,8 +11,9 @@ carried by the privacy tracker.
 * OCR tier (1–5 s a frame on a CPU): runs beside it whenever its previous run has finished (at
   most every ``ocr_interval_s``); its newest boxes are re-applied on every tick, moved by the
   measured motion. Its deadline is per region: when its newest good read is older than
-  ``ocr_deadline_s`` or it fails, text classes are unprotected *where the picture changed since
-  that read* (after compensating the measured pan/scroll), so those regions are filled, and
+  ``ocr_deadline_s`` (or 2.5 recent OCR cycles, if longer) or it fails, text classes are
+  unprotected *where the picture changed since that read* (after compensating the measured
+  pan/scroll), so those regions are filled, and
   ``LiveFrame.text_paused`` says why. Unchanged regions stay covered by the held OCR boxes.
   Only when OCR is the sole detector does it run on the tick and drive fail-closed itself.
 
@@ -51,7 +52,8 @@ class LiveOptions:
     ``deadline_s``: a fast-tier result older than this means the detector stalled (whole frame
     masked). ``fps``: nominal source rate (informative). ``ocr_interval_s``: least time between
     OCR submissions (one runs at a time anyway). ``ocr_deadline_s``: an OCR read older than this
-    leaves text unprotected where the picture changed since (those regions are filled).
+    (or than 2.5 recent OCR cycles, if longer) leaves text unprotected where the picture changed
+    since (those regions are filled).
     ``max_dilate_px``: cap on the growth of a box from measured motion error.
     ``deadline_ticks``: the stall deadline is at least this many recent fast-tier ticks (a result
     is up to two ticks old when the next arrives); a detector that stops answering still pauses."""

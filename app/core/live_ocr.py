@@ -3,7 +3,8 @@
 ``OcrTier.tick`` runs on the detector thread: it collects a finished OCR run, carries the newest
 OCR boxes onto the ticked frame by the measured motion, and submits the next run when the last
 one is done (at most every ``interval_s``); it never waits for OCR. ``OcrTier.gaps`` runs on the
-caller's thread: while the newest good read is older than ``deadline_s`` or OCR fails, text is
+caller's thread: while the newest good read is older than the deadline (``deadline_s``, or 2.5
+recent OCR cycles if longer) or OCR fails, text is
 unprotected where the picture changed since that read (after compensating the measured
 pan/scroll), and those regions are returned to be filled, with the reason to show.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
@@ -50,6 +52,7 @@ class OcrTier:
         self._boxes: Detections | None = None  # newest good OCR boxes, placed on the frame of ``_gray``
         self._gray: Gray | None = None
         self.latency_s = 0.0
+        self._cycles: deque[float] = deque(maxlen=8)  # capture of a read → capture of the next read
         self.error: str | None = None
         self.results = 0
         self.read: OcrRead | None = None
@@ -69,6 +72,8 @@ class OcrTier:
             else:
                 self._boxes, self._gray = self.carry(res.detections, k, gray_k, seq, gray), gray
                 with self._lock:
+                    if self.read is not None:
+                        self._cycles.append(cap - self.read.captured)
                     self.error, self.read = None, OcrRead(k, cap, gray_k)
                     self.results += 1
         elif self._boxes is not None and self._gray is not None:
@@ -85,6 +90,12 @@ class OcrTier:
             self.error = message
 
     # -- caller's thread -------------------------------------------------------------------------
+    def deadline(self) -> float:
+        """The deadline in force: ``deadline_s``, or 2.5 recent OCR cycles if longer (a read is up
+        to two cycles old when the next lands), so a slow but working OCR is no stall."""
+        with self._lock:
+            return max(self.deadline_s, 2.5 * max(self._cycles, default=0.0))
+
     def state(self) -> tuple[OcrRead | None, str | None, int]:
         """(newest good read, newest error, number of good reads), consistently."""
         with self._lock:
@@ -95,7 +106,7 @@ class OcrTier:
         OCR is current. Without a usable read or motion, the region is the whole frame."""
         read, error, _ = self.state()
         since = read.captured if read is not None else self.started
-        if error is None and now - since <= self.deadline_s:
+        if error is None and now - since <= self.deadline():
             return None, None
         why = f"OCR failed ({error})" if error is not None else f"OCR {now - since:.1f} s behind"
         whole = np.array([[0, 0, hw[1], hw[0]]], np.float32)

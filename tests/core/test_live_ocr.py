@@ -243,3 +243,44 @@ def test_set_settings_changes_style_and_policy_mid_session():
 
         # The email box is no longer selected; the tracker lets it go after its hold.
         pump_until(m, fast, later)
+
+
+class ScriptedRunner:
+    """An ``AsyncDetector`` stand-in driven by the test: ``finish()`` completes the pending run."""
+
+    class_names = ("phone_number",)
+
+    def __init__(self):
+        self.pending, self.done = None, None
+
+    def submit(self, frame, index):
+        self.pending = index
+
+    @property
+    def idle(self):
+        return self.pending is None
+
+    def latest(self):
+        return self.done
+
+    def finish(self):
+        from app.core.async_detector import AsyncResult
+
+        self.done, self.pending = AsyncResult(Detections.empty(self.class_names), self.pending), None
+
+
+def test_ocr_deadline_stretches_to_a_slow_but_working_ocr():
+    from app.core.live_ocr import OcrTier
+    from app.core.motion import MotionEstimator
+
+    clock, runner = TickClock(), ScriptedRunner()
+    tier = OcrTier(runner, 0.0, 4.0, clock, MotionEstimator(), lambda d, *a: d)
+    tier.tick(0, frame(), 0.0, None)  # submits frame 0
+    for k, t in enumerate([3.0, 6.0, 9.0], start=1):  # each run takes 3 s
+        clock.t = t
+        runner.finish()
+        tier.tick(k, frame(), t, None)  # collects the run, submits frame k
+    assert tier.read.captured == 6.0 and tier.deadline() == 7.5  # 2.5 cycles of 3 s
+    assert tier.gaps((48, 64), None, 6.0 + 5.0) == (None, None)  # 5 s old: over 4 s, within 2.5 cycles
+    why, regions = tier.gaps((48, 64), None, 6.0 + 8.0)
+    assert "behind" in why and regions.tolist() == [[0, 0, 64, 48]]
