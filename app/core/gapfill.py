@@ -82,8 +82,9 @@ class TrackHits:
 
 
 def link_tracks(hits: Mapping[int, Detections], max_gap_frames: int) -> list[TrackHits]:
-    """Group per-frame detections into tracks (same class, overlapping after motion prediction)."""
-    tracker = PrivacyTracker(TrackerSettings(hold=max_gap_frames, optical_flow=False))
+    """Group per-frame detections into tracks (same class, overlapping after motion prediction,
+    or near it in units of the box's short side: neighbouring text lines stay apart)."""
+    tracker = PrivacyTracker(TrackerSettings(hold=max_gap_frames, optical_flow=False, gate_short_side=True))
     rows: dict[int, list[tuple[int, np.ndarray, int, float]]] = {}
     if not hits:
         return []

@@ -30,7 +30,9 @@ class TrackerSettings:
     """``hold``: how long a lost box stays masked, in the unit of the ``t`` given to ``update``
     (frames when none is given). ``motion_pad``: frames of the box's measured motion added on
     each side. ``error_sigmas``/``max_dilate_px``: growth of a held box
-    from its accumulated measured motion error, and its cap in pixels."""
+    from its accumulated measured motion error, and its cap in pixels. ``gate_short_side``: the
+    distance gate is in box short sides instead of diagonals (boxes in motion-compensated scene
+    coordinates barely move: a text line must not be linked to the next line down)."""
 
     hold: float = 15
     iou_match: float = 0.05
@@ -41,6 +43,7 @@ class TrackerSettings:
     error_sigmas: float = 3.0
     max_dilate_px: float = 48.0
     optical_flow: bool = True
+    gate_short_side: bool = False
 
 
 @dataclass
@@ -179,7 +182,8 @@ class PrivacyTracker:
             # centre lies within ``gate_diag`` box diagonals, ranked below any overlapping one.
             dc = (dets.xyxy[:, None, :2] + dets.xyxy[:, None, 2:]) / 2 - (boxes[None, :, :2] + boxes[None, :, 2:]) / 2
             dist = np.hypot(dc[..., 0], dc[..., 1])
-            diag = np.hypot(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])[None, :]
+            bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+            diag = (np.minimum(bw, bh) if s.gate_short_side else np.hypot(bw, bh))[None, :]
             unseen = np.array([tr.since_hit for tr in self.tracks], np.float32)[None, :]
             gate = diag * (s.gate_diag + s.gate_growth * unseen)  # search wider the longer unseen
             near = np.clip(1 - dist / np.maximum(gate, 1e-6), 0, 1)
