@@ -297,17 +297,21 @@ def test_start_up_fits_the_screen_it_opens_on(make_window, qtbot):
     assert w.frameGeometry().height() <= available.height() and w.frameGeometry().width() <= available.width()
 
 
-def test_zoom_is_refitted_after_a_resize_until_the_user_zooms(make_window, image, qtbot):
-    w, c, view = opened(make_window, qtbot, [image])
+def test_zoom_is_refitted_after_a_resize_until_the_user_zooms(make_window, tmp_path, qtbot):
+    w, c, view = opened(make_window, qtbot, [write_png(tmp_path / "big.png", 1600, 1000)])
     canvas = view.canvas
-    w.resize(900, 560)
-    qtbot.waitUntil(lambda: canvas.fitted)
-    canvas.resize(200, 140)  # smaller than the 240×160 image
-    qtbot.waitUntil(lambda: canvas.zoom < 0.9)
+    w.resize(1280, 800)
+    qtbot.waitUntil(lambda: canvas.fitted and canvas.zoom < 1.0)
+    big = canvas.zoom
+    w.resize(800, 520)  # the window shrinks: the whole image stays in view
+    qtbot.waitUntil(lambda: canvas.zoom < big * 0.8)
     assert canvas.fitted
-    canvas.zoom_in()
+    rect = canvas.image_rect_px()
+    assert rect.width() <= canvas.viewport().width() and rect.height() <= canvas.viewport().height()
+    canvas.zoom_in()  # the user's zoom is kept from now on
     zoom = canvas.zoom
-    canvas.resize(180, 120)
+    w.resize(1100, 700)
+    qtbot.wait(10)
     assert not canvas.fitted and canvas.zoom == zoom
 
 
