@@ -360,6 +360,25 @@ def test_paused_banner_explains_a_stall_and_what_to_try():
     assert pause_text(None).startswith("PROTECTION PAUSED")
 
 
+def test_live_paused_banner_floats_over_the_preview_with_the_hint(make_window, qtbot):
+    from PySide6.QtGui import QImage
+
+    from app.ui.live_worker import LiveStatus
+
+    w = make_window(factory_for(CountingDetector([])))
+    view = w.views["Live"]
+    w.show_view("Live")
+    before = (view.preview.geometry(), view.telemetry.geometry())
+    frame = QImage(160, 90, QImage.Format.Format_RGB888)
+    frame.fill(0)
+    view._on_preview(frame, LiveStatus(False, "stalled", 30.0, 1.2, "CPU", 40))
+    qtbot.wait(1)
+    assert not view.banner.isHidden() and "slower than this source" in view.banner.text()
+    assert view.banner.parent() is view.preview and (view.preview.geometry(), view.telemetry.geometry()) == before
+    view._on_preview(frame, LiveStatus(True, None, 30.0, 0.05, "CPU", 41))
+    assert view.banner.isHidden()
+
+
 def test_live_lists_only_sources_that_exist(tmp_path, monkeypatch):
     specs = [s for _, s in live_sources(1, [])]
     assert not [s for s in specs if s.startswith("camera:")]
