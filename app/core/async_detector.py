@@ -10,6 +10,7 @@ those boxes forward. No Qt: a plain ``threading.Thread``. Lives in ``app.core`` 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass
 from typing import Sequence
@@ -31,6 +32,16 @@ class AsyncResult:
     detections: Detections | None
     frame_index: int
     error: str | None = None
+
+
+def lower_thread_priority(step: int = 10) -> None:
+    """Raise the calling thread's nice value by ``step`` (Linux: nice is per thread), so detector
+    threads yield the CPU to the live frame loop on a busy laptop. A no-op where unsupported."""
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + step))
+    except (AttributeError, OSError):
+        pass
 
 
 class AsyncDetector:
@@ -84,6 +95,7 @@ class AsyncDetector:
         self._thread.join(timeout)
 
     def _work(self) -> None:
+        lower_thread_priority(15)  # OCR is the slow tier: it yields to the frame loop and fast tier
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._pending is not None or self._stopped)

@@ -34,7 +34,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from app.core.async_detector import AsyncDetector, DetectorGroup, split_slow_detectors
+from app.core.async_detector import AsyncDetector, DetectorGroup, lower_thread_priority, split_slow_detectors
 from app.core.detections import Detections, concat
 from app.core.live_ocr import OcrTier
 from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, to_flow_gray
@@ -209,6 +209,7 @@ class LiveMasker:
 
     # -- detector thread -------------------------------------------------------------------------
     def _work(self) -> None:
+        lower_thread_priority()  # the frame loop must keep its share of the cores
         names = self.pipeline.class_names
         while True:
             with self._cond:
