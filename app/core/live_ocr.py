@@ -51,6 +51,7 @@ class OcrTier:
         self._last_submit: float | None = None
         self._boxes: Detections | None = None  # newest good OCR boxes, placed on the frame of ``_gray``
         self._gray: Gray | None = None
+        self._seq = -1  # the frame ``_boxes`` are placed on
         self.latency_s = 0.0
         self._cycles: deque[float] = deque(maxlen=8)  # capture of a read → capture of the next read
         self.error: str | None = None
@@ -70,14 +71,14 @@ class OcrTier:
                 with self._lock:
                     self.error = res.error
             else:
-                self._boxes, self._gray = self.carry(res.detections, k, gray_k, seq, gray), gray
+                self._boxes, self._gray, self._seq = self.carry(res.detections, k, gray_k, seq, gray), gray, seq
                 with self._lock:
                     if self.read is not None:
                         self._cycles.append(cap - self.read.captured)
                     self.error, self.read = None, OcrRead(k, cap, gray_k)
                     self.results += 1
         elif self._boxes is not None and self._gray is not None:
-            self._boxes, self._gray = self.carry(self._boxes, -1, self._gray, seq, gray), gray
+            self._boxes, self._gray, self._seq = self.carry(self._boxes, self._seq, self._gray, seq, gray), gray, seq
         if self._inflight is None and self.runner.idle and (self._last_submit is None or
                                                            now - self._last_submit >= self.interval_s):  # fmt: skip
             self.runner.submit(frame, seq)
