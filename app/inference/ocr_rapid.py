@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from app.core.detections import Detections, Source
+from app.core.detections import Detections
 from app.core.errors import DetectorUnavailable, ModelError
 from app.core.policy import TEXT_PII
 from app.text.classifier import TextPiiClassifier

@@ -91,6 +91,9 @@ class TextPiiClassifier:
                 spans[-1] = PiiSpan(last.start, tok.end, last.class_name, merged_score, "classifier")
             else:
                 spans.append(PiiSpan(tok.start, tok.end, private[k], score, "classifier"))
+        # A lone short number ("5", "856 commits") is a count, not personal data on its own.
+        spans = [s for s in _bridge(spans, toks, p) if _alnum(line.text[s.start : s.end]) >= 4
+                 or any(ch.isalpha() for ch in line.text[s.start : s.end])]  # fmt: skip
         strong = [r for r in rules if r.score >= OVERRIDE_SCORE]
         spans = [s for s in spans if not any(r.start <= s.start and s.end <= r.end for r in strong)] + strong
         spans.sort(key=lambda s: s.start)
@@ -109,6 +112,26 @@ def featurise(lines: list[TextLine], names: NameTable, dim: int, contexts: list[
         feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules), dim) for k, t in enumerate(toks)]
         out.append((toks, feats, rules))
     return out
+
+
+def _bridge(spans: list[PiiSpan], toks, p: np.ndarray, min_gap_p: float = 0.2) -> list[PiiSpan]:
+    """Join two spans of one class separated by a single token that is itself somewhat likely
+    private ("221B [Baker] Street"): a half-hidden address or name still reads."""
+    out: list[PiiSpan] = []
+    ends = {t.end: k for k, t in enumerate(toks)}
+    for s in spans:
+        prev = out[-1] if out else None
+        k = ends.get(prev.end) if prev is not None else None  # index of the previous span's last token
+        if (prev is not None and k is not None and k + 2 < len(toks) and toks[k + 2].start == s.start
+                and prev.class_name == s.class_name and 1.0 - p[k + 1, 0] >= min_gap_p):  # fmt: skip
+            out[-1] = PiiSpan(prev.start, s.end, s.class_name, max(prev.score, s.score), "classifier")
+        else:
+            out.append(s)
+    return out
+
+
+def _alnum(text: str) -> int:
+    return sum(ch.isalnum() for ch in text)
 
 
 def spans_end_token(span: PiiSpan, tok) -> bool:

@@ -99,7 +99,10 @@ def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: L
     if 0 <= colon < tok.start:
         f += [f"inlab={w}" for w in _context_words(line_text[:colon], 3)]
         f.append("after_colon")
-    f.append(f"ntok={_bucket(len(toks), (1, 2, 3, 5, 8, 12))}")
+    n_bucket = _bucket(len(toks), (1, 2, 3, 5, 8, 12))
+    f.append(f"ntok={n_bucket}")
+    titled = sum(1 for t in toks if t.raw[:1].isupper())
+    f.append(f"ntok_title={n_bucket}/{_bucket(titled / len(toks), (0.0, 0.5, 0.99))}")  # "Adam Wright" vs a Title Case headline
     f.append(f"pos={'only' if len(toks) == 1 else 'first' if k == 0 else 'last' if k == len(toks) - 1 else 'mid'}")
     if line_text.rstrip().endswith((".", "!", "?")):
         f.append("line_sentence")
@@ -110,7 +113,10 @@ def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: L
     if ctx.above.rstrip().endswith(":") or ctx.left.rstrip().endswith(":"):
         f.append("ctx_colon")
     f.append(f"hr={_bucket(ctx.height_ratio, (0.7, 0.9, 1.15, 1.4, 1.8))}")
-    f.append(f"row={int(ctx.aligned_above)}{int(ctx.aligned_below)}{int(ctx.below_smaller)}")
+    row = f"{int(ctx.aligned_above)}{int(ctx.aligned_below)}{int(ctx.below_smaller)}"
+    f.append(f"row={row}")
+    if word.isalpha():
+        f.append(f"row_name={row}/{_rank_bucket(names.first_rank(word))}/{_rank_bucket(names.last_rank(word))}")
     # the rule-based recognisers (validators and context rules)
     for span in rules:
         if span.start < tok.end and tok.start < span.end:

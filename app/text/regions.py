@@ -77,7 +77,7 @@ def mrz_regions(readings: list[LineReading]) -> list[np.ndarray]:
     if not mrz:
         return []
     b = np.array(mrz, np.float32)
-    x0, y0, x1, y1 = float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())
+    x0, x1, y1 = float(b[:, 0].min()), float(b[:, 2].max()), float(b[:, 3].max())
     w = x1 - x0
     return [np.array([x0 - 0.06 * w, y1 - 0.75 * w, x1 + 0.06 * w, y1 + 0.02 * w], np.float32)]
 
@@ -113,6 +113,14 @@ def document_fields(readings: list[LineReading], region: np.ndarray, span_box) -
                 run.append((s, e, k))
         out += _run_region(r, run, span_box)
     return out
+
+
+def template_spans_inside(regions: list[Region], readings: list[LineReading], area: np.ndarray) -> list[Region]:
+    """``regions`` without classifier spans that lie on a printed template label ("Given names /
+    Prénoms") of the document in ``area``: on a document those labels are known not private."""
+    labels = [bounds(r.line) for r in readings if _inside(bounds(r.line), area) and r.line.text.strip()
+              and all(is_template_token(t) for t in r.line.text.split())]  # fmt: skip
+    return [g for g in regions if not any(_inside(g.xyxy, np.array(lab, np.float32), 0.7) for lab in labels)]
 
 
 def _run_region(r: LineReading, run: list[tuple[int, int, int]], span_box) -> list[Region]:
@@ -160,7 +168,7 @@ def address_blocks(readings: list[LineReading], min_p: float = 0.25) -> list[Reg
     return out
 
 
-def contradicted(box: np.ndarray, readings: list[LineReading], max_private: float = 0.15, min_cover: float = 0.5,
+def contradicted(box: np.ndarray, readings: list[LineReading], max_private: float = 0.25, min_cover: float = 0.5,
                  min_line_score: float = 0.6) -> bool:  # fmt: skip
     """True when the lines under ``box`` (xyxy) cover at least ``min_cover`` of it, all were read
     clearly (OCR score ≥ ``min_line_score``) and none is private with P > ``max_private``."""

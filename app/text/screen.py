@@ -20,7 +20,8 @@ from app.text.classifier import LineReading, TextPiiClassifier
 from app.text.layout import line_contexts
 from app.text.lines import TextLine, fit_rows_to_ink, span_xyxy
 from app.text.recognisers import find_pii
-from app.text.regions import DOCUMENT_CLASSES, Region, address_blocks, contradicted, document_fields, looks_like_document, mrz_regions
+from app.text.regions import (DOCUMENT_CLASSES, Region, address_blocks, contradicted, document_fields, looks_like_document,
+                              mrz_regions, template_spans_inside)  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiCla
     regions = [Region(box(r.line, s.start, s.end), s.class_name, s.score * quality[id(r.line)], s.recogniser)
                for r in readings for s in r.spans]  # fmt: skip
     for area in mrz_regions(readings):
-        regions += document_fields(readings, area, box)
+        regions = template_spans_inside(regions, readings, area) + document_fields(readings, area, box)
     regions += address_blocks(readings)
     return ScreenReading(readings, regions, frame)
 
@@ -77,11 +78,17 @@ def refine(fused: Detections, reading: ScreenReading) -> Detections:
     labels = fused.labels
     from_detector = fused.sources == Source.DETECTOR
     added: list[Region] = []
-    for i in np.flatnonzero(from_detector & (fused.scores >= DOCUMENT_MIN_SCORE)):
-        if labels[i] in DOCUMENT_CLASSES and looks_like_document(reading.readings, fused.xyxy[i]):
-            added += document_fields(reading.readings, fused.xyxy[i], _span_box(reading.frame))
     drop = np.array([bool(from_detector[i] and labels[i] in TEXT_PII and contradicted(fused.xyxy[i], reading.readings))
                      for i in range(len(fused))], bool)  # fmt: skip
+    for i in np.flatnonzero(from_detector & (fused.scores >= DOCUMENT_MIN_SCORE)):
+        area = fused.xyxy[i]
+        if labels[i] in DOCUMENT_CLASSES and looks_like_document(reading.readings, area):
+            added += document_fields(reading.readings, area, _span_box(reading.frame))
+            # OCR spans on the document's printed labels are not private
+            ocr = np.flatnonzero((fused.sources == Source.OCR) & ~drop)
+            as_regions = [Region(fused.xyxy[j], labels[j], float(fused.scores[j]), "") for j in ocr]
+            kept = {id(g) for g in template_spans_inside(as_regions, reading.readings, area)}
+            drop[ocr[[id(g) not in kept for g in as_regions]]] = True
     if drop.any():
         log.info("text reading dropped %d detector text box(es) on lines read as not private", int(drop.sum()))
     out = fused.take(~drop)

@@ -141,6 +141,36 @@ def message_thread(rng: np.random.Generator) -> Scene:
     return c.finish()
 
 
+def user_list(rng: np.random.Generator) -> Scene:
+    """A member / contributor / follower list or a social feed: usernames and display names as
+    list-row titles, with counts, dates and buttons (not private) beside and under them."""
+    th = theme(rng)
+    w, h = float(rng.choice([720, 1024, 1280])), float(rng.choice([1100, 1300]))
+    c = Canvas(w, h, th.bg)
+    fam = th.family
+    c.text(30, 24, str(rng.choice(["Contributors", "Followers", "Members", "Following", "Top fans", "Team", "Who to follow"])),
+           make_font(fam, float(rng.uniform(26, 34)), bold=True), th.text)
+    y, feed = 100.0, bool(rng.random() < 0.35)
+    ft, fs = make_font(fam, float(rng.uniform(17, 22)), bold=bool(rng.random() < 0.6)), make_font(fam, float(rng.uniform(13, 16)))
+    while y < h - 90:
+        p = fd.make_person(rng)
+        handle = ("@" if rng.random() < 0.5 else "") + p.username
+        c.ellipse(30, y, 44, 44, str(rng.choice(["#f59e0b", "#10b981", "#6366f1", "#ef4444", "#64748b"])))
+        count = f"{rng.integers(1, 9999):,} {rng.choice(['commits', 'followers', 'posts', 'stars', 'reviews', 'points'])}"
+        if feed:
+            c.spans(90, y, [(p.name, "person_name"), ("  ", None), (handle, "username"), (f" · {rng.integers(1, 59)}{rng.choice(['m', 'h', 'd'])}", None)], ft, th.text)
+            c.text(90, y + 30, fd.sentence(rng, (4, 10))[:60], fs, th.text)
+        elif rng.random() < 0.5:
+            c.text(90, y, handle, ft, th.text, cls="username")
+            c.text(90, y + 28, str(rng.choice([count, f"Joined {rng.choice(['Mar', 'Jun', 'Oct'])} {rng.integers(2008, 2025)}", "Maintainer", "Owner"])), fs, th.muted)
+        else:
+            c.text(90, y, p.name, ft, th.text, cls="person_name")
+            c.text(90, y + 28, handle, fs, th.muted, cls="username")
+        c.text(w - 140, y + 8, str(rng.choice(["Follow", "Message", "Remove", "Invite", "View", count.split()[0]])), fs, th.accent)
+        y += float(rng.uniform(70, 90))
+    return c.finish()
+
+
 def _obj(name: str) -> Callable[[np.random.Generator], Scene]:
     return lambda rng: ob.OBJECTS[name](rng)
 
@@ -165,6 +195,7 @@ SCENES: dict[str, tuple[Callable[[np.random.Generator], Scene], float]] = {
     "photo_documents": (g.GENERATORS["photo_documents"].fn, 0.4),
     "shop_news": (shop_news, 1.6),
     "message_thread": (message_thread, 0.8),
+    "user_list": (user_list, 1.2),
 }
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core.policy import TEXT_PII
-from app.text.classifier import featurise
+from app.text.classifier import OVERRIDE_SCORE, featurise
 from app.text.gazetteer import NameTable
 from app.text.layout import line_contexts
 from app.text.model import FORMAT, NONE, TextPiiModel
@@ -31,11 +31,13 @@ CLASSES = (NONE,) + TEXT_PII
 @dataclass
 class TokenSet:
     """Hashed features (one index list per token), labels (class ids), and per token the rule-only
-    prediction (class id of an overlapping rule span with score ≥ 0.5, else 0) for comparison."""
+    prediction (class id of an overlapping rule span with score ≥ 0.25, the default policy threshold,
+    else 0) for comparison."""
 
     features: list[list[int]]
     labels: np.ndarray
     rule_pred: np.ndarray
+    strong_pred: np.ndarray  # class id of an overlapping rule span the app treats as an override
     line_of: np.ndarray  # line number of each token (global over the set)
 
 
@@ -56,22 +58,25 @@ def build_tokens(scenes: list[ReadScene], names: NameTable, dim: int) -> TokenSe
     """Features and labels of every token of every line of ``scenes``."""
     index = {c: i for i, c in enumerate(CLASSES)}
     feats: list[list[int]] = []
-    labels, rule_pred, line_of = [], [], []
+    labels, rule_pred, strong_pred, line_of = [], [], [], []
     line_no = 0
     for scene in scenes:
         lines = list(scene.lines)
         contexts = line_contexts(lines)
         for line, ctx, (toks, tok_feats, _) in zip(lines, contexts, featurise(lines, names, dim, contexts)):
             chars = char_labels(line, scene.labels)
-            rules = [r for r in find_pii(line.text, ctx.label_text) if r.score >= 0.5]
+            rules = [r for r in find_pii(line.text, ctx.label_text) if r.score >= 0.25]  # the old default policy conf
             for tok, f in zip(toks, tok_feats):
                 feats.append(f)
                 labels.append(index[token_label(chars, tok.start, tok.end) or NONE])
                 hit = next((r for r in rules if r.start < tok.end and tok.start < r.end), None)
                 rule_pred.append(index[hit.class_name] if hit else 0)
+                strong = next((r for r in rules if r.score >= OVERRIDE_SCORE and r.start < tok.end and tok.start < r.end), None)
+                strong_pred.append(index[strong.class_name] if strong else 0)
                 line_of.append(line_no)
             line_no += 1
-    return TokenSet(feats, np.array(labels, np.int64), np.array(rule_pred, np.int64), np.array(line_of, np.int64))
+    return TokenSet(feats, np.array(labels, np.int64), np.array(rule_pred, np.int64), np.array(strong_pred, np.int64),
+                    np.array(line_of, np.int64))  # fmt: skip
 
 
 def _logits(W: np.ndarray, b: np.ndarray, feats: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -180,10 +185,12 @@ def train(train_scenes: list[ReadScene], test_scenes: list[ReadScene], names: Na
     t_fit = time.perf_counter() - t0 - t_feat
     p = predict(W, b, te.features)
     private = 1 + np.argmax(p[:, 1:], axis=1)
-    pred = np.where(1 - p[:, 0] >= threshold, private, 0)
+    model_pred = np.where(1 - p[:, 0] >= threshold, private, 0)
+    pred = np.where(te.strong_pred > 0, te.strong_pred, model_pred)  # as the app reads: validators override
     result = {"train_scenes": len(train_scenes), "test_scenes": len(test_scenes), "train_tokens": int(len(tr.labels)),
               "threshold": threshold, "seconds_features": round(t_feat, 1), "seconds_fit": round(t_fit, 1),
-              "classifier": metrics(te.labels, pred, te.line_of), "rules_only": metrics(te.labels, te.rule_pred, te.line_of),
+              "classifier": metrics(te.labels, pred, te.line_of), "model_alone": metrics(te.labels, model_pred, te.line_of),
+              "rules_only": metrics(te.labels, te.rule_pred, te.line_of),
               "names": names.source}  # fmt: skip
     model = to_model(W, b, {"metrics": result})
     result["cost"] = reading_cost(model, names, test_scenes)

@@ -1,0 +1,151 @@
+"""The shipped text-PII classifier on screens laid out as OCR reads them: a name in a list row is
+hidden, a headline is not; an ID page keeps its labels and loses its values; an address block is one
+region; a detector text box on a headline is dropped. These run the real model file
+(``models/text-pii.npz``) and the real name gazetteer, so a worse model fails them."""
+
+import numpy as np
+import pytest
+
+from app.core.detections import Detections, Source, concat
+from app.core.policy import TEXT_PII
+from app.text.classifier import TextPiiClassifier
+from app.text.lines import TextLine
+from app.text.model import load_model
+from app.text.screen import read_screen, refine
+
+FRAME = np.full((1400, 1200, 3), 255, np.uint8)  # blank: span boxes keep the line height
+
+
+def line(text, x0, y0, h=30.0, char_w=None):
+    w = (char_w or 0.55 * h) * len(text)
+    quad = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], np.float32)
+    return TextLine(text, quad, 0.98)
+
+
+@pytest.fixture(scope="module")
+def classifier():
+    return TextPiiClassifier(load_model())
+
+
+def covered(regions, ln, share=0.6):
+    """True when the boxes in ``regions`` cover at least ``share`` of line ``ln``'s width."""
+    x0, y0, x1, y1 = ln.quad[:, 0].min(), ln.quad[:, 1].min(), ln.quad[:, 0].max(), ln.quad[:, 1].max()
+    mask = np.zeros(int(x1 - x0) + 1, bool)
+    for r in regions:
+        b = r.xyxy
+        if min(b[3], y1) - max(b[1], y0) > 0.5 * (y1 - y0):
+            mask[max(0, int(b[0] - x0)) : max(0, int(b[2] - x0))] = True
+    return mask.mean() >= share
+
+
+def contacts_screen():
+    lines = [line("Contacts", 40, 30, 44), line("Search contacts", 40, 100, 26)]
+    names = ["Adam Wright", "Aisha Khan", "Chloe Dubois", "Emma García", "Erik Thompson", "Anh Nguyen"]
+    rows = []
+    for i, name in enumerate(names):
+        y = 180 + 120 * i
+        rows.append(line(name, 160, y, 34))
+        lines += [rows[-1], line(str(["Mobile", "Work", "Home", "Mobile", "Office", "Mobile"][i]), 160, y + 44, 24)]
+    return lines, rows
+
+
+def news_screen():
+    headline = line("Scientists Discover Rare Species Deep In The Amazon Rainforest", 40, 40, 48, 22)
+    body = [line("The team spent three months mapping the river basin before the find.", 40, 120, 24),
+            line("Read more", 40, 160, 22), line("Share", 200, 160, 22)]
+    return [headline] + body, headline
+
+
+def test_a_name_in_a_list_row_is_hidden(classifier):
+    lines, rows = contacts_screen()
+    regions = read_screen(lines, FRAME, classifier).regions
+    hidden = [r for r in rows if covered(regions, r)]
+    assert len(hidden) >= 5, [r.text for r in rows if r not in hidden]
+    assert not covered(regions, lines[0]) and not covered(regions, lines[1])  # "Contacts", "Search contacts"
+
+
+def test_a_headline_is_not_hidden(classifier):
+    lines, headline = news_screen()
+    reading = read_screen(lines, FRAME, classifier)
+    assert not any(covered(reading.regions, ln, 0.2) for ln in lines)
+    assert reading.readings[0].p_private < 0.5
+
+
+ID_LABELS = ["IDENTITY CARD", "Surname / Nom", "Given names / Prénoms", "Date of birth", "Nationality", "Document no."]
+ID_VALUES = ["MUSTERMANN", "Erika", "12.08.1964", "DEUTSCH", "T22000129"]
+
+
+def id_page(with_mrz=True):
+    lines = [line(ID_LABELS[0], 300, 30, 36)]
+    labels, values = [lines[0]], []
+    for i, (lab, val) in enumerate(zip(ID_LABELS[1:], ID_VALUES)):
+        y = 100 + 70 * i
+        labels.append(line(lab, 300, y, 20))
+        values.append(line(val, 300, y + 24, 32))
+    lines += labels[1:] + values
+    if with_mrz:
+        mrz = [line("IDD<<T220001293<<<<<<<<<<<<<<<", 60, 480, 34, 24), line("6408125<2010315D<<<<<<<<<<<<<4", 60, 522, 34, 24),
+               line("MUSTERMANN<<ERIKA<<<<<<<<<<<<<", 60, 564, 34, 24)]
+        lines += mrz
+        values += mrz
+    return lines, labels, values
+
+
+def test_an_id_page_keeps_its_labels_and_loses_its_values(classifier):
+    lines, labels, values = id_page()
+    regions = read_screen(lines, FRAME, classifier).regions
+    assert all(covered(regions, v) for v in values), [v.text for v in values if not covered(regions, v)]
+    assert not any(covered(regions, lab, 0.3) for lab in labels), [l.text for l in labels if covered(regions, l, 0.3)]
+
+
+def detections(boxes, names, source=Source.DETECTOR, classes=TEXT_PII + ("id_card", "passport")):
+    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(boxes), 0.7, np.float32),
+                      np.array([classes.index(n) for n in names], np.int32), classes,
+                      sources=np.full(len(boxes), source, np.int8))  # fmt: skip
+
+
+def test_a_detector_boxed_id_card_without_mrz_is_read_field_by_field(classifier):
+    lines, labels, values = id_page(with_mrz=False)
+    reading = read_screen(lines, FRAME, classifier)
+    fused = refine(concat([detections([[250, 10, 900, 500]], ["id_card"]), reading.detections()]), reading)
+    added = [r for r in _regions(fused) if r is not None]
+    assert all(covered(added, v) for v in values)
+    assert not any(covered(added, lab, 0.3) for lab in labels)
+
+
+def test_a_document_box_on_ordinary_ui_text_does_not_blank_it(classifier):
+    lines = [line(t, 40, 40 + 50 * i, 26) for i, t in enumerate(["Vault", "All items", "Favourites", "Settings", "Lock now"])]
+    reading = read_screen(lines, FRAME, classifier)
+    fused = refine(detections([[0, 0, 600, 400]], ["passport"]), reading)
+    assert len(fused) == 1  # the detector's box stays for the policy to judge; no fields added
+
+
+def test_a_detector_text_box_on_a_headline_is_dropped_and_one_on_a_name_kept(classifier):
+    lines, headline = news_screen()
+    contacts, rows = contacts_screen()
+    shifted = [TextLine(l.text, l.quad + np.float32([0, 400]), l.score) for l in contacts]
+    reading = read_screen(lines + shifted, FRAME, classifier)
+    h = headline.quad
+    name = shifted[2].quad  # "Adam Wright"
+    boxes = [[h[:, 0].min(), h[:, 1].min(), h[:, 0].max(), h[:, 1].max()],
+             [name[:, 0].min(), name[:, 1].min(), name[:, 0].max(), name[:, 1].max()]]
+    fused = refine(detections(boxes, ["person_name", "person_name"]), reading)
+    kept = fused.take(fused.sources == Source.DETECTOR)
+    assert len(kept) == 1 and kept.xyxy[0][1] > 400
+
+
+def test_a_postal_address_block_is_one_region(classifier):
+    lines = [line("Shipping address", 60, 40, 24), line("Erika Mustermann", 60, 80, 26),
+             line("Heidestraße 17", 60, 114, 26), line("51147 Köln", 60, 148, 26), line("Germany", 60, 182, 26)]
+    regions = read_screen(lines, FRAME, classifier).regions
+    blocks = [r for r in regions if r.reason.startswith("address block")]
+    assert blocks, [(r.class_name, r.reason) for r in regions]
+    b = blocks[0].xyxy
+    assert b[1] <= 114 + 1 and b[3] >= 148 + 26 - 1  # street and city lines in one box
+
+
+def _regions(fused):
+    from app.text.regions import Region
+
+    ocr = fused.take(fused.sources == Source.OCR)
+    return [Region(b, "id_number", float(s), "") for b, s in zip(ocr.xyxy, ocr.scores)]
