@@ -2,7 +2,8 @@
 
 SPEC is ``camera:N``, ``screen`` / ``screen:N``, ``window:TITLE`` (X11, needs xdotool or
 wmctrl), ``synthetic`` (a test pattern) or a video FILE. Masked frames go to ``--record FILE``,
-``--virtual-camera`` and/or ``--preview``. Protection fails closed: until the detector has
+``--virtual-camera`` and/or ``--preview``. Protection fails closed: when the newest detection is
+older than ``--deadline``, what changed since its frame is hidden; until the detector has
 answered, when it stalls or errors, the whole frame is masked with a PROTECTION PAUSED banner.
 OCR runs beside the frame loop at most every ``--ocr-every`` seconds; its boxes are held between
 results and moved with the picture. When OCR fails or its newest read is older than 4 s (or 2.5
@@ -37,7 +38,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--virtual-camera", action="store_true", help="send masked frames to a virtual camera (pyvirtualcam)")
     p.add_argument("--preview", action="store_true", help="show an OpenCV preview window (needs a non-headless OpenCV)")
     p.add_argument("--deadline", type=float, default=1.0, metavar="S",
-                   help="mask everything when the newest detection is older than S seconds (default: %(default)s)")  # fmt: skip
+                   help="when the newest detection is older than S seconds, hide what changed since its frame; "
+                        "everything after 5 s or 2.5 detector ticks (default: %(default)s)")  # fmt: skip
     p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds")
     p.add_argument("--max-frames", type=int, default=None, help="stop after N frames")
     p.add_argument("--telemetry-every", type=float, default=2.0, metavar="S", help="print FPS/latency every S seconds")
@@ -151,8 +153,8 @@ def _telemetry_printer(masker: LiveMasker, every: float):
             last[0] = now
             t = masker.telemetry()
             state = "protected" if out.protected else f"PAUSED ({out.reason})"
-            if out.protected and out.text_paused:
-                state += f"; {out.text_paused}"
+            for note in (out.stale, out.text_paused) if out.protected else ():
+                state += f"; {note}" if note else ""
             ocr = ""
             if t.ocr_results or t.ocr_error:
                 ocr = f"  ocr {1000 * t.ocr_s:5.0f} ms age {1000 * t.ocr_age_s:5.0f} ms"

@@ -5,9 +5,12 @@ the newest frame, and every frame is masked with the newest result, moved to the
 *measured* motion (``app.core.motion``: a global shift per frame plus per-box optical flow) and
 carried by the privacy tracker.
 
-* Fast tier (the VPD detector, faces): runs on every detection tick. Until its first result,
-  when its newest result is older than ``deadline_s`` (a stall) and after an error, the whole
-  frame is masked and stamped "PROTECTION PAUSED": a raw frame is never returned.
+* Fast tier (the VPD detector, faces): runs on every detection tick. When its newest result is
+  older than ``deadline_s``, the regions that changed since that result's frame (after the
+  measured pan/scroll) are filled: what the detector has not seen is not shown. Until its first
+  result, when its newest result is older than the stall deadline (``stall_s``, or 2.5 recent
+  ticks) and after an error, the whole frame is masked and stamped "PROTECTION PAUSED": a raw
+  frame is never returned.
 * OCR tier (1–5 s a frame on a CPU): runs beside it whenever its previous run has finished (at
   most every ``ocr_interval_s``); its newest boxes are re-applied on every tick, moved by the
   measured motion. Its deadline is per region: when its newest good read is older than
@@ -37,7 +40,7 @@ import numpy as np
 from app.core.async_detector import AsyncDetector, DetectorGroup, lower_thread_priority, split_slow_detectors
 from app.core.detections import Detections, concat
 from app.core.live_ocr import OcrTier
-from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, to_flow_gray
+from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, changed_boxes, to_flow_gray
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import RedactionSettings, full_mask
@@ -49,8 +52,10 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class LiveOptions:
     """``hold_s``: detector-clock seconds a lost box stays masked (at least two detector ticks).
-    ``deadline_s``: a fast-tier result older than this means the detector stalled (whole frame
-    masked). ``fps``: nominal source rate (informative). ``ocr_interval_s``: least time between
+    ``deadline_s``: a fast-tier result older than this has not seen what changed since: the
+    regions that changed since its frame (after the measured pan/scroll) are filled; without
+    motion the whole frame is. ``stall_s``: older than this (or ``deadline_ticks`` recent ticks, if
+    longer) means the detector stalled: the whole frame is masked. ``fps``: nominal source rate (informative). ``ocr_interval_s``: least time between
     OCR submissions (one runs at a time anyway). ``ocr_deadline_s``: an OCR read older than this
     (or than 2.5 recent OCR cycles, if longer) leaves text unprotected where the picture changed
     since (those regions are filled).
@@ -60,6 +65,7 @@ class LiveOptions:
 
     hold_s: float = 0.5
     deadline_s: float = 1.0
+    stall_s: float = 5.0
     fps: float = 30.0
     optical_flow: bool = True
     banner: bool = True
@@ -76,7 +82,9 @@ class LiveFrame:
     """One output frame (H, W, 3) uint8 BGR. ``protected`` False means it was fully masked for
     ``reason`` ('starting', 'stalled', 'error: …'). ``latency_s``: capture → masked.
     ``text_paused``: why text-class protection is paused in part of the frame (those parts are
-    filled; ``text_regions`` (K, 4) xyxy), None when OCR is current."""
+    filled; ``text_regions`` (K, 4) xyxy), None when OCR is current. ``stale``: why the regions
+    that changed since the fast tier's newest result are filled (``stale_regions``), None when
+    that result is within ``deadline_s``."""
 
     frame: np.ndarray
     protected: bool
@@ -86,6 +94,8 @@ class LiveFrame:
     hidden: Detections | None = None
     text_paused: str | None = None
     text_regions: np.ndarray | None = None
+    stale: str | None = None
+    stale_regions: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,7 @@ class LiveTelemetry:
     ocr_results: int = 0
     ocr_error: str | None = None  # newest OCR run failed; text is unprotected where the picture changes
     text_paused_frames: int = 0  # frames with text-class protection paused in some region
+    stale_frames: int = 0  # frames where regions changed since the newest fast result were filled
 
 
 def draw_banner(frame: np.ndarray, text: str) -> np.ndarray:
@@ -192,7 +203,7 @@ class LiveMasker:
         self._latency = 0.0
         self._detect_s = 0.0
         self._ticks: deque[float] = deque(maxlen=8)  # capture → result of the recent fast-tier ticks
-        self._frames = self._paused = self._n_results = self._text_paused = 0
+        self._frames = self._paused = self._n_results = self._text_paused = self._stale = 0
         self._thread = threading.Thread(target=self._work, name="live-detector", daemon=True)
         self._thread.start()
 
@@ -258,12 +269,12 @@ class LiveMasker:
         sigmas = self.options.error_sigmas if grow else 0.0
         return follow(dets, gray_from, gray_to, shift, sigmas, self.options.max_dilate_px)
 
-    def deadline_s(self) -> float:
-        """The fast tier's stall deadline in force: ``deadline_s`` or ``deadline_ticks`` times the
+    def stall_s(self) -> float:
+        """The fast tier's stall deadline in force: ``stall_s`` or ``deadline_ticks`` times the
         slowest of the last 8 completed ticks (capture → result), whichever is longer."""
         with self._cond:
             typical = max(self._ticks, default=0.0)
-        return max(self.options.deadline_s, self.options.deadline_ticks * typical)
+        return max(self.options.stall_s, self.options.deadline_ticks * typical)
 
     def wait_results(self, n: int, timeout: float) -> bool:
         """Block until ``n`` fast-tier results exist (tests, benchmarks); False on timeout."""
@@ -293,17 +304,22 @@ class LiveMasker:
             reason = f"error: {error}"
         elif result is None:
             reason = "starting"
-        elif now - result.captured > self.deadline_s():
+        elif now - result.captured > self.stall_s():
             reason = "stalled"
-        hidden = text_paused = regions = None
+        hidden = text_paused = regions = stale = stale_regions = None
+        if reason is None and now - result.captured > self.options.deadline_s:
+            stale, stale_regions = self._unseen(result, motion, now)
+            if stale_regions is None:
+                reason = "stalled"  # no motion to tell what changed: everything is unseen
         if reason is None:
             try:
                 hidden = self._track(result, frame, view, motion)
                 out = view.render(frame, hidden)
                 if self._ocr is not None and any(view.policy.hides(c) for c in self._ocr.text_classes):
                     text_paused, regions = self._ocr.gaps(frame.shape[:2], motion, now)
-                if regions is not None and len(regions):
-                    fill_regions(out, regions, view.redaction.colour_bgr)
+                for fill in (regions, stale_regions):
+                    if fill is not None and len(fill):
+                        fill_regions(out, fill, view.redaction.colour_bgr)
             except Exception as exc:  # noqa: BLE001 - fail closed on a tracking/rendering bug too
                 log.warning("live masking failed: %s", exc)
                 reason = f"error: {type(exc).__name__}: {exc}"
@@ -313,6 +329,7 @@ class LiveMasker:
                 draw_banner(out, reason)
             self._paused += 1
         self._text_paused += text_paused is not None
+        self._stale += stale is not None
         done = self.clock()
         self._frames += 1
         if self._last_t is not None and done > self._last_t:
@@ -320,7 +337,20 @@ class LiveMasker:
             self._fps = inst if self._fps == 0 else 0.9 * self._fps + 0.1 * inst
         self._last_t = done
         self._latency = done - captured
-        return LiveFrame(out, reason is None, reason, self._latency, self._fps, hidden, text_paused, regions)
+        return LiveFrame(out, reason is None, reason, self._latency, self._fps, hidden, text_paused, regions,
+                         stale if reason is None else None, stale_regions if reason is None else None)  # fmt: skip
+
+    def _unseen(self, result: _Result, motion: FrameMotion | None,
+                now: float) -> tuple[str, np.ndarray | None]:  # fmt: skip
+        """(why, regions) for a fast-tier result older than ``deadline_s``: what changed since its
+        frame, after the measured motion; regions None when that cannot be told."""
+        why = f"detector {now - result.captured:.1f} s behind: changed regions hidden"
+        if motion is None or result.gray is None:
+            return why, None
+        moved = self.motion.between(result.seq, motion.seq)
+        if moved is None:
+            return why, None
+        return why, changed_boxes(result.gray[0], motion.gray, motion.scale, moved[0])
 
     def _track(self, result: _Result, frame: np.ndarray, view: Pipeline, motion: FrameMotion | None) -> Detections:
         if result.seq == self._applied_seq:
@@ -350,7 +380,8 @@ class LiveMasker:
         ocr_age = now - read.captured if read is not None else float("inf")
         providers = [str(getattr(d, "provider", "CPU")) for d in self.pipeline.detectors]
         return LiveTelemetry(self._fps, self._latency, detect_s, age, ", ".join(providers) or "none", self._frames,
-                             self._paused, n, ocr_s, ocr_age, ocr_results, ocr_error, self._text_paused)  # fmt: skip
+                             self._paused, n, ocr_s, ocr_age, ocr_results, ocr_error, self._text_paused,
+                             self._stale)  # fmt: skip
 
     def close(self) -> None:
         """Stop the detector and OCR threads and join them (each finishes the frame it is on)."""

@@ -124,3 +124,28 @@ def test_run_live_stops_cleanly_when_source_ends_or_disconnects(fail, ended):
     assert summary.frames == 5 and summary.ended == ended and len(got) == 5
     assert all(not f.protected or f.frame[20, 20].max() == 0 for f in got)
     assert not any(t.name == "live-detector" and t.is_alive() for t in threading.enumerate())
+
+
+def test_late_detector_hides_only_what_changed_since_its_frame_then_stalls():
+    gate = threading.Event()
+    clock = Clock()
+    det = BoxDetector(gate=gate)  # answers the first frame, then hangs
+    base = np.random.default_rng(0).integers(0, 255, (48, 64, 3), dtype=np.uint8)
+    m = LiveMasker(Pipeline([det], Policy(classes=None)), LiveOptions(deadline_s=1.0, stall_s=5.0, banner=False),
+                   clock=clock)  # fmt: skip
+    with m:
+        m.process(base.copy())
+        assert m.wait_ready(WAIT)
+        clock.t = 1.5  # the newest result is 1.5 s old: past the deadline, not a stall
+        out = m.process(base.copy())
+        assert out.protected and out.stale is not None and "behind" in out.stale
+        assert out.frame[20, 20].max() == 0  # the detected box is still hidden
+        assert (out.frame[36:46, 2:14] == base[36:46, 2:14]).all()  # unchanged: the detector saw it
+        changed = base.copy()
+        changed[30:46, 44:62] = 255 - changed[30:46, 44:62]  # something the detector has not seen
+        out = m.process(changed)
+        assert out.protected and out.frame[34:42, 48:58].max() == 0
+        clock.t = 6.0
+        out = m.process(base.copy())
+        assert not out.protected and out.reason == "stalled" and out.frame.max() == 0
+        gate.set()
