@@ -64,7 +64,7 @@ def test_missing_package_is_clear_and_factory_warns(monkeypatch, tmp_path):
     with pytest.raises(DetectorUnavailable, match="pip install rapidocr"):
         ocr_rapid.rapidocr_model_dir()
     monkeypatch.setattr("app.inference.factory._load_faces", lambda config: SimpleNamespace(name="faces", class_names=("face",)))
-    built = build_detectors(DetectorConfig(model_path=None, use_detector=False))
+    built = build_detectors(DetectorConfig(model_path=None, use_detector=False, use_codes=False))
     assert [d.name for d in built.detectors] == ["faces"]
     assert any("rapidocr" in w for w in built.warnings)
 
