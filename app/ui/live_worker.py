@@ -44,7 +44,7 @@ class LiveStatus:
     provider: str
     frames: int
     recording: str = ""
-    text_paused: str = ""  # why text-class protection is paused in part of the frame ('' = it is not)
+    text_paused: str = ""  # why parts of the frame are filled: detector behind, OCR behind/failed ('' = none)
 
 
 class LiveWorker(QObject):
@@ -133,7 +133,7 @@ class LiveWorker(QObject):
                 t = masker.telemetry()
                 status = LiveStatus(out.protected, out.reason, out.fps, out.latency_s, provider, t.frames,
                                     str(self.config.record_to.name) if write is not None else "",
-                                    out.text_paused or "")  # fmt: skip
+                                    "; ".join(n for n in (out.stale, out.text_paused) if n))  # fmt: skip
                 self.preview.emit(bgr_to_qimage(_fit(out.frame, self.preview_side.get())), status)
         return "stopped"
 
