@@ -28,6 +28,9 @@ def write_card(out: Path, stats: Stats, rate: float, command: str, workers: int)
              "(2 shared CPU cores, excluding the real-pack copy).", "",
              "Synthetic crops per split: " + ", ".join(f"{s}: {stats.images[s]}" for s in ("train", "val", "test")), "",
              "Real photos added: " + ", ".join(f"{s}: {stats.real_images[s]}" for s in ("train", "real_test")), "",
+             f"Partially labelled images (`partial_labels.json`): {len(stats.unknown)}: real photos and composites on real "
+             "backgrounds, whose sources labelled only some categories; the training loss does not teach the other "
+             "categories as background there (`training/nn/partial.py`).", "",
              "**No faces or people are rendered** (we hold no licensed face or person photos; avatars are initials or abstract "
              "shapes). `face` and `person` are listed in `data.yaml` only so class indices match the taxonomy; faces are "
              "handled by a separate pretrained model.", "",
