@@ -181,8 +181,9 @@ def changed_boxes(ref: np.ndarray, cur: np.ndarray, scale: float, shift: np.ndar
                   threshold: int = 24) -> np.ndarray:  # fmt: skip
     """Regions of ``cur`` not explained by ``ref`` moved by ``shift`` (2,) source px: (K, 4) xyxy
     source px. Both are ``to_flow_gray`` images; content scrolled in from outside ``ref`` counts
-    as changed. Blocks of ``block`` flow px with any pixel differing by more than ``threshold``
-    grey levels are merged into rectangles (one block of margin)."""
+    as changed. A pixel is changed when it is more than ``threshold`` grey levels outside the range
+    of the reference within ±2 flow px; blocks of ``block`` flow px with any changed pixel are
+    merged into rectangles (one block of margin)."""
     if ref.shape != cur.shape:
         h, w = cur.shape[:2]
         return np.array([[0, 0, w / scale, h / scale]], np.float32)
@@ -190,8 +191,14 @@ def changed_boxes(ref: np.ndarray, cur: np.ndarray, scale: float, shift: np.ndar
     m = np.float32([[1, 0, shift[0] * scale], [0, 1, shift[1] * scale]])
     moved = cv2.warpAffine(ref, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=0)
     valid = cv2.warpAffine(np.full_like(ref, 255), m, (w, h), flags=cv2.INTER_NEAREST, borderValue=0)
-    diff = cv2.absdiff(cv2.GaussianBlur(moved, (5, 5), 0), cv2.GaussianBlur(cur, (5, 5), 0))
-    changed = ((diff > threshold) | (valid < 255)).astype(np.uint8)
+    # Changed = brighter than the brightest or darker than the darkest reference pixel within
+    # ±2 px: edges that moved by a fraction of a pixel (the shift is measured, not exact; video
+    # compression) are not change, new content is.
+    ref_b, cur_b = cv2.GaussianBlur(moved, (3, 3), 0), cv2.GaussianBlur(cur, (3, 3), 0)
+    k = np.ones((5, 5), np.uint8)
+    hi, lo = cv2.dilate(ref_b, k).astype(np.int16), cv2.erode(ref_b, k).astype(np.int16)
+    c = cur_b.astype(np.int16)
+    changed = ((c > hi + threshold) | (c < lo - threshold) | (valid < 255)).astype(np.uint8)
     gh, gw = -(-h // block), -(-w // block)
     padded = np.zeros((gh * block, gw * block), np.uint8)
     padded[:h, :w] = changed
