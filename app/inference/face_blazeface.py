@@ -121,21 +121,28 @@ def decode_blazeface(
 
     regressors (1, A, 16): dx, dy, w, h, then 6 key points; logits (1, A, 1); anchors (A, 2).
     """
-    reg = np.asarray(regressors, np.float32).reshape(-1, 16)
+    reg, scores, centres = confident_anchors(regressors, logits, anchors, 16, threshold)
+    c = centres + reg[:, :2]
+    half = np.abs(reg[:, 2:4]) / 2
+    return clipped_nms(np.concatenate([c - half, c + half], axis=1), scores, input_hw, nms_iou)
+
+
+def confident_anchors(regressors: np.ndarray, logits: np.ndarray, anchors: np.ndarray, width: int, threshold: float):
+    """BlazeFace-family outputs above ``threshold``: (regressors (K, width), scores (K,), anchor centres (K, 2))."""
+    reg = np.asarray(regressors, np.float32).reshape(-1, width)
     if len(reg) != len(anchors):
         raise ValueError(f"{len(reg)} regressors for {len(anchors)} anchors")
     scores = 1.0 / (1.0 + np.exp(-np.clip(np.asarray(logits, np.float32).reshape(-1), -50, 50)))
     keep = scores > threshold
-    if not keep.any():
-        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
-    reg, scores, centres = reg[keep], scores[keep], anchors[keep]
-    c = centres + reg[:, :2]
-    half = np.abs(reg[:, 2:4]) / 2
+    return reg[keep], scores[keep].astype(np.float32), anchors[keep]
+
+
+def clipped_nms(xyxy: np.ndarray, scores: np.ndarray, input_hw: tuple[int, int], nms_iou: float):
+    """Boxes clipped to the input, then class-free NMS: (xyxy (N, 4) float32, scores (N,) float32)."""
     H, W = input_hw
-    xyxy = np.concatenate([c - half, c + half], axis=1)
+    xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4).copy()
     xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, W)
     xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, H)
-    xyxy = xyxy.astype(np.float32)
     order = nms(xyxy, scores.astype(np.float32), np.zeros(len(scores), np.int32), nms_iou)
     return xyxy[order], scores[order].astype(np.float32)
 

@@ -28,7 +28,7 @@ import numpy as np
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
-from app.inference.face_blazeface import BlazeVariant, anchor_centres
+from app.inference.face_blazeface import BlazeVariant, anchor_centres, clipped_nms, confident_anchors
 from app.inference.face_centerface import preprocess
 from app.inference.packaged_models import cached_derivative, packaged_file
 from app.inference.session import active_provider, create_session
@@ -81,14 +81,7 @@ def decode_pose(regressors: np.ndarray, logits: np.ndarray, anchors: np.ndarray,
     ``regressors`` (1, A, 12): head box dx, dy, w, h, then key points 0-3 as (dx, dy) from the
     anchor centre, in input pixels; ``logits`` (1, A, 1); ``anchors`` (A, 2) centres.
     """
-    reg = np.asarray(regressors, np.float32).reshape(-1, 12)
-    if len(reg) != len(anchors):
-        raise ValueError(f"{len(reg)} regressors for {len(anchors)} anchors")
-    scores = 1.0 / (1.0 + np.exp(-np.clip(np.asarray(logits, np.float32).reshape(-1), -50, 50)))
-    keep = scores > threshold
-    if not keep.any():
-        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
-    reg, scores, centres = reg[keep], scores[keep], anchors[keep]
+    reg, scores, centres = confident_anchors(regressors, logits, anchors, 12, threshold)
     head_c = centres + reg[:, 0:2]
     head_half = np.abs(reg[:, 2:4]) / 2
     hip = centres + reg[:, 4:6]
@@ -97,12 +90,7 @@ def decode_pose(regressors: np.ndarray, logits: np.ndarray, anchors: np.ndarray,
                      hip[:, 0] + HALF_WIDTH * radius, hip[:, 1] + radius], 1)
     head = np.concatenate([head_c - head_half, head_c + head_half], 1)
     xyxy = np.concatenate([np.minimum(body[:, :2], head[:, :2]), np.maximum(body[:, 2:], head[:, 2:])], 1)
-    H, W = input_hw
-    xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, W)
-    xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, H)
-    xyxy = xyxy.astype(np.float32)
-    order = nms(xyxy, scores.astype(np.float32), np.zeros(len(scores), np.int32), nms_iou)
-    return xyxy[order], scores[order].astype(np.float32)
+    return clipped_nms(xyxy, scores, input_hw, nms_iou)
 
 
 class PersonDetector:
