@@ -30,10 +30,10 @@ def background():
     return cv2.GaussianBlur(rng.integers(0, 255, (H, W, 3), dtype=np.uint8), (0, 0), 2)
 
 
-def render(i, bg):
+def render(i, bg, fps=FPS):
     f = bg.copy()
     for x0, y0, x1, y1, start in (TEXT, FACE):
-        if i >= start:
+        if i >= start * fps / FPS:  # the same moment in seconds at any frame rate
             f[y0:y1, x0:x1] = (255, 0, 255) if (x0, y0) == TEXT[:2] else (0, 200, 255)
             f[y0 + 4 : y1 - 4 : 3, x0 + 4 : x1 - 4 : 5] = 0  # some texture, like glyphs or eyes
     f[0, 0], f[0, 1] = i % 256, i // 256  # the oracle reads the frame number from here
@@ -60,20 +60,20 @@ class SlowOracle:
     name = "detector"
     class_names = NAMES
 
-    def __init__(self, clock, latencies):
-        self.clock, self.latencies = clock, itertools.cycle(latencies)
+    def __init__(self, clock, latencies, fps=FPS):
+        self.clock, self.latencies, self.fps = clock, itertools.cycle(latencies), fps
         self.calls = 0
         self.last_due = 0.0
 
     def detect(self, frame):
         i = int(frame[0, 0, 0]) + 256 * int(frame[0, 1, 0])
-        due = i / FPS + next(self.latencies)
+        due = i / self.fps + next(self.latencies)
         self.last_due = due
         self.calls += 1
         with self.clock.cond:
             self.clock.cond.wait_for(lambda: self.clock.t >= due, WAIT)
-        boxes = [b[:4] for b in (TEXT, FACE) if i >= b[4]]
-        ids = [k for k, b in enumerate((TEXT, FACE)) if i >= b[4]]
+        boxes = [b[:4] for b in (TEXT, FACE) if i >= b[4] * self.fps / FPS]
+        ids = [k for k, b in enumerate((TEXT, FACE)) if i >= b[4] * self.fps / FPS]
         return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(ids), 0.9), ids, NAMES)
 
 
@@ -89,24 +89,25 @@ def detected(out, box):
     return bool(np.any((b[:, 0] <= x0) & (b[:, 1] <= y0) & (b[:, 2] >= x1) & (b[:, 3] >= y1)))
 
 
-@pytest.mark.parametrize("latencies", [(0.3,), (1.0,), (0.3, 0.7, 1.0, 0.5)])
-def test_pii_appearing_mid_stream_is_visible_at_most_two_ticks_and_never_after(latencies):
+@pytest.mark.parametrize("latencies,fps", [((0.3,), 30.0), ((1.0,), 30.0), ((0.3, 0.7, 1.0, 0.5), 30.0),
+                                          ((0.5, 1.0), 60.0)])  # an unpaced 60 fps capture, slow ticks
+def test_pii_appearing_mid_stream_is_visible_at_most_two_ticks_and_never_after(latencies, fps):
     clock = Clock()
-    det = SlowOracle(clock, latencies)
+    det = SlowOracle(clock, latencies, fps)
     bg = background()
     visible = {TEXT: [], FACE: []}
     first_masked = {TEXT: None, FACE: None}
     outs = []
-    with LiveMasker(Pipeline([det], Policy(classes=None)), LiveOptions(banner=False, fps=FPS), clock=clock) as m:
-        for i in range(150):
-            clock.advance(i / FPS)
+    with LiveMasker(Pipeline([det], Policy(classes=None)), LiveOptions(banner=False, fps=fps), clock=clock) as m:
+        for i in range(int(5 * fps)):
+            clock.advance(i / fps)
             # Let every answer that is due by now land before this frame is masked.
             calls = det.calls
             m.wait_results(calls if det.last_due <= clock.t else calls - 1, WAIT)
-            out = m.process(render(i, bg), captured_at=i / FPS)
+            out = m.process(render(i, bg, fps), captured_at=i / fps)
             outs.append(out)
             for box in (TEXT, FACE):
-                if i < box[4] or not out.protected:  # a paused frame hides everything
+                if i < box[4] * fps / FPS or not out.protected:  # a paused frame hides everything
                     continue
                 if detected(out, box):
                     first_masked[box] = first_masked[box] if first_masked[box] is not None else i
@@ -119,7 +120,7 @@ def test_pii_appearing_mid_stream_is_visible_at_most_two_ticks_and_never_after(l
         # Visible only before its first detection, and never once detected (held between ticks).
         assert all(i < first_masked[box] for i in visible[box]), (box, visible[box])
         # The detector was busy with an older frame (≤ one tick), then needs one tick on a new one.
-        assert len(visible[box]) <= int(np.ceil(2 * worst * FPS)) + 2
-    after = outs[int(2 * FPS):]
+        assert len(visible[box]) <= int(np.ceil(2 * worst * fps)) + 2
+    after = outs[int(2 * fps):]
     paused = sum(not o.protected for o in after) / len(after)
     assert paused <= 0.05  # the stall guard allows 2.5 typical ticks: a slow detector is no stall
