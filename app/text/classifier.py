@@ -81,9 +81,10 @@ class TextPiiClassifier:
         best = self._private[np.argmax(p[:, 1:], axis=1)] if len(p) else np.zeros(0, int)
         private = [classes[int(b)] for b in best]
         spans: list[PiiSpan] = []
+        keep = _hysteresis(p, private, self.threshold)
         for k, tok in enumerate(toks):
             score = float(1.0 - p[k, 0])
-            if score < self.threshold:
+            if not keep[k]:
                 continue
             last = spans[-1] if spans else None
             if last is not None and last.class_name == private[k] and k > 0 and spans_end_token(last, toks[k - 1]):
@@ -112,6 +113,24 @@ def featurise(lines: list[TextLine], names: NameTable, dim: int, contexts: list[
         feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules), dim) for k, t in enumerate(toks)]
         out.append((toks, feats, rules))
     return out
+
+
+def _hysteresis(p: np.ndarray, private: list[str], threshold: float, strong: float = 0.9, weak: float = 0.05) -> list[bool]:
+    """Tokens to mark private: P(private) ≥ ``threshold``, plus neighbours of a confident token
+    (≥ ``strong``) whose likeliest private class is the same and whose P(private) ≥ ``weak`` —
+    the surname after a sure first name, the street name inside a sure address line."""
+    n = len(p)
+    score = 1.0 - p[:, 0] if n else np.zeros(0)
+    keep = [bool(s >= threshold) for s in score]
+    for k in range(n):
+        if score[k] < strong:
+            continue
+        for step in (-1, 1):
+            j = k + step
+            while 0 <= j < n and not keep[j] and private[j] == private[k] and score[j] >= weak:
+                keep[j] = True
+                j += step
+    return keep
 
 
 def _bridge(spans: list[PiiSpan], toks, p: np.ndarray, min_gap_p: float = 0.2) -> list[PiiSpan]:
