@@ -103,3 +103,26 @@ def region(img: np.ndarray, box=ALPHA_TEXT_BOX) -> np.ndarray:
     """``img`` cropped to an (x0, y0, x1, y1) box."""
     x0, y0, x1, y1 = box
     return img[y0:y1, x0:x1]
+
+
+def quad(x0, y0, x1, y1):
+    """Four corners of an axis-aligned box, as RapidOCR returns them."""
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
+class FakeOcrEngine:
+    """Returns fixed lines as RapidOCR would. Each line is ``(text, quad[, score[, word results]])``;
+    score defaults to 0.98, word results to none."""
+
+    def __init__(self, lines):
+        self.lines = [tuple(line) + (0.98, ())[len(line) - 2 :] for line in lines]
+
+    def __call__(self, img, return_word_box=True):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(
+            boxes=np.array([l[1] for l in self.lines], np.float32) if self.lines else None,
+            txts=tuple(l[0] for l in self.lines) if self.lines else None,
+            scores=tuple(l[2] for l in self.lines),
+            word_results=tuple(l[3] for l in self.lines),
+        )

@@ -13,23 +13,7 @@ from app.core.errors import DetectorUnavailable
 from app.inference import ocr_rapid
 from app.inference.factory import DetectorConfig, build_detectors
 from app.inference.ocr_rapid import OcrPiiDetector
-
-
-def quad(x0, y0, x1, y1):
-    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
-
-
-class FakeEngine:
-    def __init__(self, lines):
-        self.lines = lines
-
-    def __call__(self, img, return_word_box=True):
-        return SimpleNamespace(
-            boxes=np.array([l[1] for l in self.lines], np.float32) if self.lines else None,
-            txts=tuple(l[0] for l in self.lines) if self.lines else None,
-            scores=tuple(l[2] for l in self.lines),
-            word_results=tuple(l[3] for l in self.lines),
-        )
+from vpd_testkit import FakeOcrEngine as FakeEngine, quad
 
 
 def test_detect_boxes_only_the_pii_words():

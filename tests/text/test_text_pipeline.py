@@ -2,7 +2,6 @@
 pipeline lets the reading revise the visual detector's text boxes (``refine``)."""
 
 import importlib.util
-from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -14,21 +13,7 @@ from app.core.policy import Policy
 from app.inference.ocr_rapid import OcrPiiDetector
 from app.text.classifier import TextPiiClassifier
 from app.text.model import load_model
-
-
-def quad(x0, y0, x1, y1):
-    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
-
-
-class FakeEngine:
-    """Returns fixed lines as RapidOCR would (no word boxes)."""
-
-    def __init__(self, lines):
-        self.lines = lines
-
-    def __call__(self, img, return_word_box=True):
-        return SimpleNamespace(boxes=np.array([q for _, q in self.lines], np.float32), txts=tuple(t for t, _ in self.lines),
-                               scores=tuple(0.98 for _ in self.lines), word_results=tuple(() for _ in self.lines))  # fmt: skip
+from vpd_testkit import FakeOcrEngine as FakeEngine, quad
 
 
 class FakeVisual:
