@@ -95,3 +95,25 @@ def test_unchanged_tiles_keep_their_boxes_and_changed_ones_are_detected_again(tm
     changed[5:20, 150:170] = 255 - changed[5:20, 150:170]  # something new on the right
     det.detect(changed)
     assert 1 <= len(calls) < len(det._tile_cache)  # the right-hand tile(s) and the full view only
+
+
+def test_class_thresholds_from_metadata_calibrate_scores(tmp_path):
+    # email needs a raw 0.6 to count at the default 0.25; face keeps its raw score (no threshold).
+    boxes = [(1, 2, 10, 30, 22, 0.5), (0, 40, 40, 50, 50, 0.3)]
+    path = make_detector_onnx(tmp_path / "m.onnx", boxes, metadata={"vpd_class_conf": '{"email": 0.6}'})
+    det = VpdDetector.from_path(path, tiling=False)
+    assert dict(det.metadata.class_conf) == {"email": 0.6}
+    frame = np.zeros((64, 64, 3), np.uint8)
+    raw = det.detect_raw(frame)
+    cal = det.detect(frame)
+    by_label = dict(zip(cal.labels, cal.scores))
+    assert dict(zip(raw.labels, raw.scores))["email"] == pytest.approx(0.5, abs=1e-3)
+    assert by_label["email"] < 0.25 and by_label["face"] == pytest.approx(0.3, abs=1e-3)
+    hidden = Pipeline([det], Policy(classes=None, conf=0.25)).process(frame).hidden
+    assert hidden.labels == ["face"]
+
+
+def test_malformed_class_thresholds_are_a_model_error(tmp_path):
+    path = make_detector_onnx(tmp_path / "m.onnx", [(1, 2, 10, 30, 22, 0.5)], metadata={"vpd_class_conf": "[0.3]"})
+    with pytest.raises(ModelError, match="malformed"):
+        VpdDetector.from_path(path, tiling=False)
