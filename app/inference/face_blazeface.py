@@ -88,18 +88,34 @@ def onnx_model_path(source: Path, folder: Path | None = None) -> Path:
 
 
 def _convert(source: Path, target: Path) -> None:
+    convert_tflite(source, target, "face detection (BlazeFace)")
+
+
+def convert_tflite(source: Path, target: Path, what: str) -> None:
+    """Convert a MediaPipe ``.tflite`` to ONNX at ``target``; ``DetectorUnavailable`` saying "``what``
+    is off" when the converter's packages are missing or the graph has an unsupported operator."""
     missing = [name for name in ("tflite", "onnx") if importlib.util.find_spec(name) is None]
     if missing:
         raise DetectorUnavailable(
-            f"face detection (BlazeFace) is off: converting {source.name} to ONNX needs the "
+            f"{what} is off: converting {source.name} to ONNX needs the "
             f"{' and '.join(missing)} package(s): {CONVERTER_HINT}")  # fmt: skip
     from app.inference.tflite_onnx import convert
 
     try:
         convert(source, target)
     except (NotImplementedError, ValueError, KeyError) as exc:
-        raise DetectorUnavailable(f"face detection (BlazeFace) is off: cannot convert {source}: {exc}") from exc
+        raise DetectorUnavailable(f"{what} is off: cannot convert {source}: {exc}") from exc
     log.info("converted %s to ONNX", source.name)
+
+
+def merge_views(views: list[tuple[np.ndarray, np.ndarray]], nms_iou: float) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes and scores found at several input sizes, merged by class-free NMS when more than one."""
+    boxes, scores = zip(*views)
+    xyxy, conf = np.concatenate(boxes).astype(np.float32), np.concatenate(scores).astype(np.float32)
+    if len(views) > 1 and len(xyxy):
+        keep = nms(xyxy, conf, np.zeros(len(conf), np.int32), nms_iou)
+        xyxy, conf = xyxy[keep], conf[keep]
+    return xyxy, conf
 
 
 def anchor_centres(input_hw: tuple[int, int], variant: BlazeVariant) -> np.ndarray:
@@ -183,11 +199,7 @@ class BlazeFaceDetector(FaceDetectorBase):
         t0 = time.perf_counter()
         if min(frame.shape[:2]) < 16:
             return Detections.empty(FACE_CLASSES)
-        boxes, scores = zip(*(self._detect_view(frame, side) for side in self.views))
-        xyxy, conf = np.concatenate(boxes).astype(np.float32), np.concatenate(scores).astype(np.float32)
-        if len(self.views) > 1 and len(xyxy):
-            keep = nms(xyxy, conf, np.zeros(len(conf), np.int32), self.settings.nms_iou)
-            xyxy, conf = xyxy[keep], conf[keep]
+        xyxy, conf = merge_views([self._detect_view(frame, side) for side in self.views], self.settings.nms_iou)
         xyxy = scale_boxes(xyxy, self.settings.box_scale, frame.shape[:2])
         self.last_seconds = time.perf_counter() - t0
         return self.faces(xyxy, conf)

@@ -17,7 +17,6 @@ Anchors: 2 per stride-8 and stride-16 cell, 6 per stride-32 cell (three 32-px la
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +25,8 @@ from typing import Sequence
 import numpy as np
 
 from app.core.detections import Detections, Source
-from app.core.errors import DetectorUnavailable
-from app.core.geometry import nms
-from app.inference.face_blazeface import BlazeVariant, anchor_centres, clipped_nms, confident_anchors
+from app.inference.face_blazeface import (BlazeVariant, anchor_centres, clipped_nms, confident_anchors, convert_tflite,
+                                          merge_views)
 from app.inference.face_centerface import preprocess
 from app.inference.packaged_models import cached_derivative, packaged_file
 from app.inference.session import active_provider, create_session
@@ -58,15 +56,7 @@ def model_source_path() -> Path:
 
 
 def _convert(source: Path, target: Path) -> None:
-    missing = [name for name in ("tflite", "onnx") if importlib.util.find_spec(name) is None]
-    if missing:
-        raise DetectorUnavailable(f"person detection is off: converting {source.name} needs {' and '.join(missing)}")
-    from app.inference.tflite_onnx import convert
-
-    try:
-        convert(source, target)
-    except (NotImplementedError, ValueError, KeyError) as exc:
-        raise DetectorUnavailable(f"person detection is off: cannot convert {source}: {exc}") from exc
+    convert_tflite(source, target, "person detection")
 
 
 def onnx_model_path(source: Path, folder: Path | None = None) -> Path:
@@ -134,10 +124,6 @@ class PersonDetector:
         """Person boxes for a (H, W, 3) uint8 BGR frame, in frame pixels."""
         if min(frame.shape[:2]) < 32:
             return Detections.empty(PERSON_CLASSES)
-        boxes, scores = zip(*(self._detect_view(frame, side) for side in self.settings.views))
-        xyxy, conf = np.concatenate(boxes).astype(np.float32), np.concatenate(scores).astype(np.float32)
-        if len(xyxy) and len(self.settings.views) > 1:
-            keep = nms(xyxy, conf, np.zeros(len(conf), np.int32), self.settings.nms_iou)
-            xyxy, conf = xyxy[keep], conf[keep]
+        xyxy, conf = merge_views([self._detect_view(frame, side) for side in self.settings.views], self.settings.nms_iou)
         n = len(xyxy)
         return Detections(xyxy, conf, np.zeros(n, np.int32), PERSON_CLASSES, sources=np.full(n, int(Source.DETECTOR), np.int8))
