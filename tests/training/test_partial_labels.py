@@ -47,8 +47,8 @@ def test_no_sidecar_means_plain_loss(tmp_path: Path):
 
 
 @pytest.mark.parametrize("source, annotated, must_contain, must_not_contain", [
-    ("oi_plates", {"license_plate"}, {"face", "shop_sign"}, {"license_plate", "email"}),
-    ("rf_qr_xcerno30", {"qr_code"}, {"email", "barcode"}, {"qr_code"}),
+    ("oi_plates", {"license_plate"}, {"face", "shop_sign"}, {"license_plate", "email", "passport", "receipt"}),
+    ("rf_qr_xcerno30", {"qr_code"}, {"email", "barcode"}, {"qr_code", "passport", "license_plate"}),
 ])
 def test_real_item_unknown_classes(source, annotated, must_contain, must_not_contain):
     item = RealItem(Path("x.jpg"), source, (), "train", frozenset(annotated))

@@ -19,12 +19,16 @@ REAL_DIR = Path(os.environ.get("VPD_REAL_DIR", "/work/shared/data/real"))
 CATEGORY_MAP = {c: c for c in ("license_plate", "qr_code", "receipt", "signature", "shop_sign", "house_number")}
 HOLDOUT = 0.2
 # A source labelled only its ``annotated_categories``; other objects in its pictures are unlabelled.
-# Street photos can hold unlabelled physical/location/human objects (plates on façades, people),
-# documents and screens (QR, receipt, signature sources) can hold anything, text PII included.
+# Only classes that plausibly occur unlabelled there are unknown; every other class keeps its
+# negatives, so a real street never teaches "passport" and a receipt never teaches "licence plate"
+# (dropping all negatives let whole-document classes fire on real scenes).
 STREET_SOURCES = frozenset({"oi_plates", "facade_shop_signs", "rf_building_numbers"})
-STREET_UNKNOWN = frozenset(("face", "person", "id_card", "passport", "payment_card", "receipt", "ticket",
-                            "shipping_label", "license_plate", "paper_document", "signature", "qr_code",
-                            "barcode", "street_sign", "house_number", "shop_sign"))
+STREET_UNKNOWN = frozenset(("face", "person", "license_plate", "street_sign", "house_number", "shop_sign",
+                            "qr_code", "barcode"))
+# Document and product photos (QR, receipt, signature sources) may hold any printed or on-screen
+# text PII and codes, but not street objects or a second kind of identity card.
+DOCUMENT_KNOWN_ABSENT = frozenset(("person", "id_card", "passport", "payment_card", "license_plate",
+                                   "street_sign", "house_number", "map_view"))
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,10 @@ class RealItem:
 
     def unknown_classes(self, all_classes) -> frozenset[str]:
         """Classes this image may show unlabelled: the loss must not teach them as background here."""
-        pool = STREET_UNKNOWN if self.source in STREET_SOURCES else frozenset(all_classes)
+        if self.source in STREET_SOURCES:
+            pool = STREET_UNKNOWN
+        else:
+            pool = frozenset(all_classes) - DOCUMENT_KNOWN_ABSENT
         return frozenset(pool) - self.annotated
 
 
