@@ -7,7 +7,9 @@ each source alone (detector, faces, OCR) and for their fusion, from the same raw
 
 * recall-at-coverage: share of GT boxes ≥ 90 % covered by the padded redaction mask (any class);
 * FP area: share of redacted pixels outside all GT boxes; on negative images, share redacted;
-* for YOLO datasets also mAP50, mAP50-95 and per-class AP of the fused detections.
+* for YOLO datasets also mAP50, mAP50-95 and per-class AP of the fused detections;
+* with ``--max-box-share S``: every hidden box (padded, all sources) covering more than ``S`` of its
+  frame, unless it matches a GT box (a true large object); the exit status is 1 if there is any.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from tqdm import tqdm
 from app.commands.common import add_detection_args, load_detectors, policy_from_args, redaction_from_args
 from app.core.detections import Detections, Source
 from app.core.errors import VpdError
-from app.core.metrics import APAccumulator, CoverageTally, redaction_mask
+from app.core.metrics import APAccumulator, CoverageTally, frame_share, oversized, redaction_mask
 from app.core.pipeline import Pipeline, detect_all_timed
 from app.media.image_io import SUPPORTED_SUFFIXES, read_image
 
@@ -51,6 +53,11 @@ def add_parser(sub) -> None:
     p.add_argument("--limit", type=int, default=None, help="evaluate at most this many images")
     p.add_argument("--coverage", type=float, default=0.9, help="share of a GT box that must be hidden (default: %(default)s)")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write all figures to this JSON file")
+    p.add_argument("--kind", action="append", default=None, metavar="KIND",
+                   help="evaluate only images of this kind (screenshot, photo, document, negative, …); repeatable")
+    p.add_argument("--max-box-share", type=float, default=None, metavar="S",
+                   help="list every hidden box covering more than S (0-1) of its frame and exit 1 if there is any "
+                        "(boxes matching a GT box are exempt)")  # fmt: skip
     add_detection_args(p)
     p.set_defaults(run=run)
 
@@ -111,8 +118,11 @@ def gt_to_pixels(sample: Sample, hw: tuple[int, int], normalised: bool) -> np.nd
 
 
 def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_names: list[str] | None,
-             coverage: float = 0.9, progress: bool = True) -> dict:  # fmt: skip
-    """Run every detector once per sample and tally each source variant; returns a JSON-able dict."""
+             coverage: float = 0.9, progress: bool = True, max_box_share: float | None = None) -> dict:  # fmt: skip
+    """Run every detector once per sample and tally each source variant; returns a JSON-able dict.
+    With ``max_box_share``, ``result["oversized_boxes"]`` lists the fused hidden boxes (padded)
+    covering more than that share of their frame, GT-matched boxes excepted."""
+    big_boxes: list[dict] = []
     tallies: dict[tuple[str, str, str], CoverageTally] = {}
     seconds = {d.name: 0.0 for d in pipeline.detectors}
     ap = APAccumulator(tuple(class_names)) if class_names else None
@@ -129,7 +139,10 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
             seconds[name] += secs
         for variant, sources in SOURCE_VARIANTS.items():
             chosen = raw.take(np.isin(raw.sources, [int(s) for s in sources]))
-            mask = redaction_mask(pipeline.padded(pipeline.select(chosen), hw).xyxy, hw)
+            hidden = pipeline.padded(pipeline.select(chosen), hw)
+            mask = redaction_mask(hidden.xyxy, hw)
+            if variant == "fusion" and max_box_share is not None:
+                big_boxes += _oversized_records(sample, hidden, hw, gt, max_box_share)
             cov = tally(variant, "all", "all").add(gt, mask)
             tally(variant, "kind", sample.kind).add(gt, mask)
             for cat in sorted(set(sample.categories)):
@@ -145,7 +158,29 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
     }
     if ap is not None:
         result["ap"] = ap.summary()
+    if max_box_share is not None:
+        result.update(max_box_share=max_box_share, oversized_boxes=big_boxes)
     return result
+
+
+def _oversized_records(sample: Sample, hidden: Detections, hw: tuple[int, int], gt: np.ndarray, max_share: float) -> list[dict]:
+    share = frame_share(hidden.xyxy, hw)
+    labels = hidden.labels
+    return [{"file": str(sample.path), "kind": sample.kind, "class": labels[i], "source": Source(hidden.sources[i]).name.lower(),
+             "score": round(float(hidden.scores[i]), 3), "share": round(float(share[i]), 4),
+             "xyxy": [round(float(v), 1) for v in hidden.xyxy[i]]}
+            for i in oversized(hidden.xyxy, hw, max_share, gt)]  # fmt: skip
+
+
+def format_oversized(result: dict) -> str:
+    """One line per box over ``--max-box-share`` and a count."""
+    boxes = result["oversized_boxes"]
+    lines = [f"{100 * b['share']:5.1f} %  {b['class']:14} {b['source']:8} score {b['score']:.2f}  {b['kind']:10} {b['file']}"
+             for b in boxes]  # fmt: skip
+    images = len({b["file"] for b in boxes})
+    lines.append(f"boxes over {100 * result['max_box_share']:.0f} % of the frame: {len(boxes)} in {images} of "
+                 f"{result['images']} images")  # fmt: skip
+    return "\n".join(lines)
 
 
 def _add_ap(ap: APAccumulator, raw: Detections, gt: np.ndarray, categories, class_names: list[str]) -> None:
@@ -187,7 +222,7 @@ def format_table(result: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Evaluate; exit 0 on success, 2 on a usage or model error."""
+    """Evaluate; exit 0 on success, 1 when boxes exceed --max-box-share, 2 on a usage or model error."""
     try:
         path = args.dataset
         if path.is_dir() and (path / "data.yaml").is_file() or path.suffix in (".yaml", ".yml"):
@@ -196,8 +231,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             samples = load_json_dataset(path / "annotations.json" if path.is_dir() else path)
             names, normalised = None, False
+        if args.kind:
+            samples = [s for s in samples if s.kind in args.kind]
         if args.limit:
             samples = samples[: args.limit]
+        if args.max_box_share is not None and not 0.0 < args.max_box_share <= 1.0:
+            raise ValueError(f"--max-box-share must be in (0, 1], got {args.max_box_share}")
         built = load_detectors(args)  # figures for an incomplete detector set only with --allow-missing-detector
         pipeline = Pipeline(built.detectors, policy_from_args(args), redaction_from_args(args))
     except (VpdError, ValueError, OSError, KeyError) as exc:
@@ -205,11 +244,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for warning in built.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    result = evaluate(pipeline, samples, normalised, names, args.coverage)
+    result = evaluate(pipeline, samples, normalised, names, args.coverage, max_box_share=args.max_box_share)
     result.update({"dataset": str(path), "providers": built.providers, "preset": args.preset, "conf": args.conf,
                    "padding": args.padding, "detectors": [d.name for d in built.detectors]})  # fmt: skip
     print(format_table(result))
+    if args.max_box_share is not None:
+        print(format_oversized(result))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=1))
-    return 0
+    return 1 if result.get("oversized_boxes") else 0

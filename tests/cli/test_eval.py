@@ -66,3 +66,36 @@ def test_eval_json_format(tmp_path, model):
 def test_eval_missing_dataset_is_a_usage_error(tmp_path, capsys):
     assert main(["eval", str(tmp_path / "nope.json"), "--no-faces", "--no-ocr"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("box, share, rc", [((0, 0, 40, 40), 0.25, 1),   # 39 % of the 64x64 frame, padded more
+                                             ((16, 16, 48, 32), 0.25, 0),  # 12.5 % (15 % with padding)
+                                             ((16, 16, 48, 32), 0.10, 1)])
+def test_eval_max_box_share_lists_large_boxes_and_fails(tmp_path, capsys, box, share, rc):
+    model = make_detector_onnx(tmp_path / "m.onnx", [(1, *box, 0.9)])
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "neg.png"), np.full((64, 64, 3), 200, np.uint8))
+    cv2.imwrite(str(tmp_path / "images" / "doc.png"), np.full((64, 64, 3), 200, np.uint8))
+    ann = [{"file": "images/neg.png", "width": 64, "height": 64, "kind": "negative", "boxes": []},
+           {"file": "images/doc.png", "width": 64, "height": 64, "kind": "photo", "boxes": []}]
+    (tmp_path / "annotations.json").write_text(json.dumps(ann))
+    out = tmp_path / "r.json"
+    assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-codes", "--no-tiling",
+                 "--kind", "negative", "--max-box-share", str(share), "--json", str(out)]) == rc  # fmt: skip
+    r = json.loads(out.read_text())
+    assert r["images"] == 1  # --kind keeps the negative only
+    assert len(r["oversized_boxes"]) == rc and all(b["share"] > share for b in r["oversized_boxes"])
+    assert ("neg.png" in capsys.readouterr().out) == bool(rc)
+
+
+def test_eval_max_box_share_exempts_a_box_that_matches_a_large_gt_box(tmp_path):
+    model = make_detector_onnx(tmp_path / "m.onnx", [(1, 0, 0, 40, 40, 0.9)])
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.png"), np.full((64, 64, 3), 200, np.uint8))
+    ann = [{"file": "images/a.png", "width": 64, "height": 64, "kind": "document",
+            "boxes": [{"category": "email", "box": [0, 0, 42, 42]}]}]
+    (tmp_path / "annotations.json").write_text(json.dumps(ann))
+    assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-codes",
+                 "--no-tiling", "--max-box-share", "0.25"]) == 0  # fmt: skip
+    assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-codes",
+                 "--no-tiling", "--max-box-share", "1.5"]) == 2  # fmt: skip

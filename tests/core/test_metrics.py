@@ -68,3 +68,14 @@ def test_ap_accumulator_area_range_ignores_other_sizes():
     acc = APAccumulator(("a",), area_range=AREA_SMALL)
     acc.add(gt, [0.5, 0.9], [0, 0], gt, [0, 0])  # the large match is ignored, not a false positive
     assert acc.summary()["mAP50"] == 1.0
+
+
+def test_frame_share_clips_and_oversized_skips_gt_matched_boxes():
+    from app.core.metrics import frame_share, oversized
+
+    boxes = np.array([[0, 0, 50, 50], [-50, -50, 50, 50], [0, 0, 100, 30], [60, 60, 70, 70]], np.float32)
+    assert np.allclose(frame_share(boxes, (100, 100)), [0.25, 0.25, 0.30, 0.01])
+    assert oversized(boxes, (100, 100), 0.25).tolist() == [2]
+    assert oversized(boxes, (100, 100), 0.2).tolist() == [0, 1, 2]
+    gt = np.array([[0, 0, 100, 32]], np.float32)  # the wide box is a true large object
+    assert oversized(boxes, (100, 100), 0.2, gt).tolist() == [0, 1]
