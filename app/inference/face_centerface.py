@@ -58,7 +58,7 @@ def centerface_source_path() -> Path:
 def dynamic_model_path(source: Path, folder: Path | None = None) -> Path:
     """A copy of ``source`` with free N/H/W input and output dimensions, cached and checked by
     content hash (``cached_derivative``)."""
-    return cached_derivative(source, "centerface-dynamic", lambda tmp: _write_dynamic(source, tmp), "face detection", folder)
+    return cached_derivative(source, "centerface-dynamic-v2", lambda tmp: _write_dynamic(source, tmp), "face detection", folder)
 
 
 def _write_dynamic(source: Path, target: Path) -> None:
@@ -67,8 +67,15 @@ def _write_dynamic(source: Path, target: Path) -> None:
     except ImportError as exc:
         raise DetectorUnavailable(f"face detection is off: preparing CenterFace needs the onnx package (pip install onnx): {exc}") from exc
     model = onnx.load(str(source))
-    # Only the image input and the four outputs get free dimensions; the file also lists its
-    # initializers as graph inputs, which stay as they are.
+    # The file also lists its weights (initializers) as graph inputs, so ORT must treat them as
+    # overridable and cannot fold batch norms into convolutions. Dropping them from the inputs
+    # leaves the outputs equal (max difference 1e-5) and, measured at 1280x736 on 2 busy cores,
+    # takes CPU time per frame from 0.65 s to 0.35 s.
+    weights = {init.name for init in model.graph.initializer}
+    image_inputs = [i for i in model.graph.input if i.name not in weights]
+    del model.graph.input[:]
+    model.graph.input.extend(image_inputs)
+    # Only the image input and the four outputs get free dimensions.
     free = [(i, ("B", None, "H", "W")) for i in model.graph.input if i.name == "input.1"]
     free += [(o, ("B", None, "h", "w")) for o in model.graph.output]
     for value, names in free:
