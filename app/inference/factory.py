@@ -31,6 +31,7 @@ class DetectorConfig:
     use_codes: bool = True
     use_people: bool = False  # opt-in: whole-person boxes (BlazePose detector, mediapipe wheel)
     face_model: str = "centerface"  # one of FACE_MODELS
+    ocr_plates: bool = True  # licence-plate candidates from the OCR's lines (plates_text; no extra model run)
 
 
 @dataclass(frozen=True)
@@ -124,9 +125,9 @@ def _load_faces(config: DetectorConfig) -> Detector:
 
 
 def _load_ocr(config: DetectorConfig) -> Detector:
-    from app.inference.ocr_rapid import OcrPiiDetector
+    from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
 
-    return OcrPiiDetector.from_package(config.providers)
+    return OcrPiiDetector.from_package(config.providers, OcrSettings(plates=config.ocr_plates))
 
 
 def _load_codes(config: DetectorConfig) -> Detector:

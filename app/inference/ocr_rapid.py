@@ -21,13 +21,14 @@ from typing import Sequence
 
 import numpy as np
 
-from app.core.detections import Detections
+from app.core.detections import Detections, concat
 from app.core.errors import DetectorUnavailable, ModelError
 from app.core.policy import TEXT_PII
 from app.text.classifier import TextPiiClassifier
 from app.text.lines import TextLine
 from app.text.model import TextModelError, load_model
 from app.text.screen import ScreenReading, read_screen, refine
+from app.inference.plates_text import PLATE_CLASSES, plate_candidates
 from app.inference.session import active_provider, create_session
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ class OcrSettings:
     use_angle_cls: bool = False  # 180°-rotated text is rare on screens; the classifier costs ~15 %
     use_classifier: bool = True  # the learned text-PII classifier; False: rule-based recognisers only
     classifier_path: Path | None = None  # None: models/text-pii.npz
+    plates: bool = True  # licence-plate candidates from the lines read (app.inference.plates_text)
 
 
 @dataclass(frozen=True)
@@ -160,8 +162,8 @@ class OcrPiiDetector:
 
     @property
     def class_names(self) -> tuple[str, ...]:
-        """The taxonomy's on-screen text PII classes."""
-        return TEXT_PII
+        """The taxonomy's on-screen text PII classes (and ``license_plate`` with ``settings.plates``)."""
+        return TEXT_PII + PLATE_CLASSES if self.settings.plates else TEXT_PII
 
     @property
     def provider(self) -> str:
@@ -190,6 +192,8 @@ class OcrPiiDetector:
         non_latin = sum(1 for l in lines if latin_share(l.text) < 0.5)
         self.last_reading = read_screen(lines, frame, self.classifier)
         found = self.last_reading.detections()
+        if self.settings.plates:
+            found = concat([found, plate_candidates(lines, frame)], self.class_names)
         seconds = time.perf_counter() - t0
         self.last_run = OcrRunInfo(len(lines), not_read + non_latin, non_latin, len(found), seconds)
         if not_read or non_latin:

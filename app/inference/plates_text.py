@@ -1,0 +1,148 @@
+"""Licence-plate candidates from text lines the OCR has already read.
+
+A plate is a short line of upper-case letters and digits (4–8 of them, both kinds, in at most four
+runs: "AB 123 CD", "M AB 1234", "12-ABC-3", "LS12 ZRK", "7ABC123") printed on a small, flat,
+high-contrast rectangle. This specialist costs no model run: it checks each line the OCR read
+(``OcrPiiDetector`` reads every frame anyway) against those character rules and against the line's
+shape and size, then grows the line box to the plate around it. Lines on rendered screens are
+skipped: a plate is photographed, so the pixels around it carry sensor noise, while UI text sits
+on perfectly flat colour (``looks_rendered``). Boxes are ``license_plate``, ``Source.OCR``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.core.geometry import clip_xyxy
+from app.text.lines import TextLine, quad_to_xyxy
+
+PLATE_CLASSES = ("license_plate",)
+SEPARATORS = " -·.•:_|"
+RUNS = re.compile(r"[A-Z]+|[0-9]+")
+
+
+@dataclass(frozen=True)
+class PlateRules:
+    """Character, shape and size rules for a plate line, and how to grow it to the plate.
+
+    ``max_height_share`` / ``max_width_share``: a plate line is small in its frame (plates held
+    up to the camera in close-ups still leave the line under these shares). ``grow_x`` /
+    ``grow_y``: the plate box is the line box grown by these fractions of the line's width /
+    height on each side (the OCR line box already includes a margin around the glyphs).
+    ``flat_share``: a line whose surroundings have more than this share of pixels with exactly
+    the colour of a neighbour in both directions is rendered (a screen), not photographed.
+    """
+
+    min_chars: int = 4
+    max_chars: int = 8
+    max_runs: int = 4
+    min_height_px: float = 8.0
+    min_aspect: float = 1.2
+    max_aspect: float = 9.0
+    max_height_share: float = 0.3
+    max_width_share: float = 0.8
+    max_skew_deg: float = 35.0
+    min_line_score: float = 0.5
+    grow_x: float = 0.08
+    grow_y: float = 0.2
+    flat_share: float = 0.6
+    score: float = 0.5
+
+
+def plate_text(text: str, rules: PlateRules | None = None) -> str | None:
+    """The plate characters of an OCR line (upper case, separators and accents removed), or None
+    when the line cannot be a plate. A plate has ``min_chars``–``max_chars`` characters in at most
+    ``max_runs`` letter/digit runs, capitals only (one misread lower-case letter is tolerated), and
+    mixes letters and digits, or, with letters or digits only, is split by a hyphen or middle dot
+    into groups of 2–4 ("GJO-ZVM", "6611-72"). One leading non-Latin character (the province of a
+    Chinese plate) is allowed."""
+    rules = rules or PlateRules()
+    raw = unicodedata.normalize("NFKC", text).strip()
+    if raw and not raw[0].isascii() and raw[0].isalpha() and "LATIN" not in unicodedata.name(raw[0], ""):
+        raw = raw[1:]
+    if sum(ch.islower() for ch in raw) > 1:
+        return None
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", raw.upper()) if not unicodedata.combining(ch))
+    chars = "".join(ch for ch in plain if ch not in SEPARATORS)
+    if not chars.isascii() or not chars.isalnum() or not rules.min_chars <= len(chars) <= rules.max_chars:
+        return None
+    letters, digits = sum(ch.isalpha() for ch in chars), sum(ch.isdigit() for ch in chars)
+    if not letters or not digits:
+        groups = [g for g in re.split(r"[-·]", plain.strip()) if g]
+        return chars if 2 <= len(groups) <= 3 and all(2 <= len(g) <= 4 and g.isalnum() for g in groups) else None
+    if len(chars) == rules.min_chars and min(letters, digits) < 2:  # "221B", "A380": house numbers, models
+        return None
+    return chars if len(RUNS.findall(chars)) <= rules.max_runs else None
+
+
+def _edges(quad: np.ndarray) -> tuple[float, float, float]:
+    """Width, height and skew (degrees) of a line quad (clockwise from top-left)."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    top, left = q[1] - q[0], q[3] - q[0]
+    width = (np.linalg.norm(top) + np.linalg.norm(q[2] - q[3])) / 2
+    height = (np.linalg.norm(left) + np.linalg.norm(q[2] - q[1])) / 2
+    skew = abs(np.degrees(np.arctan2(top[1], top[0]))) if top.any() else 0.0
+    return float(width), float(height), float(min(skew, 180 - skew))
+
+
+def plate_shape_ok(quad: np.ndarray, hw: tuple[int, int], rules: PlateRules = PlateRules()) -> bool:
+    """True when a line quad (4, 2) in frame pixels has a plate line's size and shape in a frame
+    of height/width ``hw``."""
+    width, height, skew = _edges(quad)
+    if height < rules.min_height_px or skew > rules.max_skew_deg:
+        return False
+    if not rules.min_aspect <= width / height <= rules.max_aspect:
+        return False
+    return height <= rules.max_height_share * hw[0] and width <= rules.max_width_share * hw[1]
+
+
+def looks_rendered(frame: np.ndarray, xyxy: np.ndarray, flat_share: float) -> bool:
+    """True when the pixels in and around ``xyxy`` are mostly flat colour (a rendered screen):
+    the share of pixels equal to their right and lower neighbours exceeds ``flat_share``. Camera
+    pictures, even of a plain plate, carry noise and JPEG texture."""
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = xyxy
+    mx, my = 0.5 * (x1 - x0), 1.0 * (y1 - y0)
+    x0, y0 = int(max(0, x0 - mx)), int(max(0, y0 - my))
+    x1, y1 = int(min(w, x1 + mx)), int(min(h, y1 + my))
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return False
+    grey = cv2.cvtColor(np.ascontiguousarray(frame[y0:y1, x0:x1]), cv2.COLOR_BGR2GRAY).astype(np.int16)
+    flat = (grey[:-1, :-1] == grey[1:, :-1]) & (grey[:-1, :-1] == grey[:-1, 1:])
+    return float(flat.mean()) > flat_share
+
+
+def plate_box(quad: np.ndarray, hw: tuple[int, int], rules: PlateRules = PlateRules()) -> np.ndarray:
+    """The plate around a line quad: its bounds grown by ``grow_x`` of the line width and ``grow_y``
+    of the line height on each side, clipped to the frame; (4,) float32 xyxy pixels."""
+    width, height, _ = _edges(quad)
+    x0, y0, x1, y1 = quad_to_xyxy(quad)
+    gx, gy = rules.grow_x * width, rules.grow_y * height
+    return clip_xyxy(np.array([[x0 - gx, y0 - gy, x1 + gx, y1 + gy]], np.float32), hw)[0]
+
+
+def plate_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: PlateRules = PlateRules()) -> Detections:
+    """``license_plate`` boxes (xyxy frame pixels, ``Source.OCR``) for the OCR ``lines`` of ``frame``
+    (H, W, 3) uint8 BGR that pass the character, shape and photo rules; the score is
+    ``rules.score`` scaled by the line's reading confidence."""
+    hw = frame.shape[:2]
+    boxes, scores = [], []
+    for line in lines:
+        if line.score < rules.min_line_score or plate_text(line.text, rules) is None:
+            continue
+        if not plate_shape_ok(line.quad, hw, rules) or looks_rendered(frame, quad_to_xyxy(line.quad), rules.flat_share):
+            continue
+        boxes.append(plate_box(line.quad, hw, rules))
+        scores.append(rules.score * min(1.0, 0.5 + 0.5 * line.score))
+    if not boxes:
+        return Detections.empty(PLATE_CLASSES)
+    n = len(boxes)
+    return Detections(np.stack(boxes), np.array(scores, np.float32), np.zeros(n, np.int32), PLATE_CLASSES,
+                      sources=np.full(n, int(Source.OCR), np.int8))  # fmt: skip

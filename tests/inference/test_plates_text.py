@@ -1,0 +1,104 @@
+"""Licence-plate candidates from OCR lines: character rules, shape rules, the photo check, the
+OCR wiring, and the real OCR on a rendered plate photo versus the same text on a flat screen."""
+
+import importlib.util
+
+import cv2
+import numpy as np
+import pytest
+
+from app.core.detections import Source
+from app.core.metrics import box_coverage, redaction_mask
+from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
+from app.inference.plates_text import PlateRules, looks_rendered, plate_candidates, plate_shape_ok, plate_text
+from app.text.lines import TextLine
+from vpd_testkit import FakeOcrEngine, quad
+
+
+@pytest.mark.parametrize("text, chars", [
+    ("LS12 ZRK", "LS12ZRK"), ("AB-123-CD", "AB123CD"), ("M AB 1234", "MAB1234"), ("7ABC123", "7ABC123"),
+    ("KCB-439", "KCB439"), ("DüW KD 600", "DUWKD600"), ("沪B·IE727", "BIE727"), ("YL08", "YL08"),
+    ("GJO-ZVM", "GJOZVM"), ("6611-72", "661172"),  # one kind of character, but grouped like a plate
+    ("PORSCHE", None), ("GLENIE", None), ("75665", None),  # words and bare numbers
+    ("Route 66", None), ("Panamera Turbo", None),  # lower case: not a plate
+    ("221B", None), ("A380", None),  # four characters need two letters and two digits
+    ("AB1", None), ("AB12CD345EF", None), ("A1B2C3D4", None),  # too short, too long, too many runs
+    ("12:30", None), ("KAKAO.LV", None), ("$12.99", None), ("", None),
+])  # fmt: skip
+def test_plate_text_rules(text, chars):
+    assert plate_text(text) == chars
+
+
+def test_plate_shape_rules():
+    hw = (400, 600)
+    assert plate_shape_ok(np.array(quad(100, 100, 220, 130), np.float32), hw)
+    assert not plate_shape_ok(np.array(quad(100, 100, 110, 104), np.float32), hw)  # too small to be read
+    assert not plate_shape_ok(np.array(quad(100, 100, 120, 150), np.float32), hw)  # taller than wide
+    assert not plate_shape_ok(np.array(quad(0, 100, 590, 160), np.float32), hw)  # spans the frame
+    slanted = np.array([[100, 100], [200, 180], [190, 200], [90, 120]], np.float32)
+    assert not plate_shape_ok(slanted, hw)
+
+
+def noisy_photo(h=300, w=480, seed=0):
+    """A camera-like frame: a gradient with sensor noise."""
+    rng = np.random.default_rng(seed)
+    base = np.linspace(60, 160, w, dtype=np.float32)[None, :, None].repeat(h, 0).repeat(3, 2)
+    return np.clip(base + rng.normal(0, 6, (h, w, 3)), 0, 255).astype(np.uint8)
+
+
+def test_rendered_screens_are_told_from_photos():
+    box = np.array([100, 100, 200, 130], np.float32)
+    assert looks_rendered(np.full((300, 480, 3), 240, np.uint8), box, 0.6)
+    assert not looks_rendered(noisy_photo(), box, 0.6)
+
+
+def test_candidates_from_lines_photo_only_and_grown_to_the_plate():
+    lines = [TextLine("KX 482 TB", np.array(quad(200, 150, 320, 180), np.float32), 0.95),
+             TextLine("Opening hours 9-17", np.array(quad(20, 20, 220, 40), np.float32), 0.95),
+             TextLine("AB 123 CD", np.array(quad(20, 250, 140, 280), np.float32), 0.3)]  # not read well enough
+    found = plate_candidates(lines, noisy_photo())
+    assert found.labels == ["license_plate"] and found.sources.tolist() == [Source.OCR]
+    x0, y0, x1, y1 = found.xyxy[0]
+    assert x0 < 200 and y0 < 150 and x1 > 320 and y1 > 180 and x1 - x0 < 150
+    assert 0 < found.scores[0] <= PlateRules().score
+    assert len(plate_candidates(lines, np.full((300, 480, 3), 250, np.uint8))) == 0  # same text on a screen
+
+
+def test_ocr_emits_plates_unless_switched_off():
+    engine = FakeOcrEngine([("KX 482 TB", quad(200, 150, 320, 180), 0.95)])
+    on = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False))
+    assert "license_plate" in on.class_names and on.detect(noisy_photo()).labels == ["license_plate"]
+    off = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False, plates=False))
+    assert "license_plate" not in off.class_names and len(off.detect(noisy_photo())) == 0
+
+
+def render_plate(frame: np.ndarray, text: str, x: int, y: int, flat: bool) -> tuple[np.ndarray, tuple]:
+    """A white plate with a dark border and ``text`` at (x, y); returns the frame and the plate box.
+    ``flat=False`` makes it a photo: blur, sensor noise and JPEG."""
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, 1.1, 2)
+    box = (x, y, x + tw + 24, y + th + 26)
+    cv2.rectangle(frame, box[:2], box[2:], (235, 235, 235), -1)
+    cv2.rectangle(frame, box[:2], box[2:], (20, 20, 20), 2)
+    cv2.putText(frame, text, (x + 12, y + th + 13), cv2.FONT_HERSHEY_DUPLEX, 1.1, (15, 15, 15), 2, cv2.LINE_AA)
+    if not flat:
+        frame = cv2.GaussianBlur(frame, (3, 3), 0.8)
+        frame = np.clip(frame + np.random.default_rng(1).normal(0, 5, frame.shape), 0, 255).astype(np.uint8)
+        frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])[1], cv2.IMREAD_COLOR)
+    return frame, box
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rapidocr") is None, reason="rapidocr not installed")
+def test_real_ocr_finds_a_rendered_plate_in_a_photo_and_not_on_a_screen():
+    det = OcrPiiDetector.from_package(["CPUExecutionProvider"], OcrSettings(use_classifier=False))
+    photo, box = render_plate(noisy_photo(), "KX 482 TB", 150, 120, flat=False)
+    found = det.detect(photo)
+    plates = found.take(np.array(found.labels) == "license_plate")
+    assert len(plates) == 1
+    # the plate is hidden once the usual padding (15 % of the box height) is added
+    x0, y0, x1, y1 = plates.xyxy[0]
+    pad = 0.15 * (y1 - y0)
+    mask = redaction_mask(np.array([[x0 - pad, y0 - pad, x1 + pad, y1 + pad]], np.float32), photo.shape[:2])
+    assert box_coverage(np.array([box], np.float32), mask)[0] >= 0.9
+    assert (x1 - x0) * (y1 - y0) < 2 * (box[2] - box[0]) * (box[3] - box[1])
+    screen, _ = render_plate(np.full((300, 480, 3), 250, np.uint8), "KX 482 TB", 150, 120, flat=True)
+    assert "license_plate" not in det.detect(screen).labels
