@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import statistics
+import os
 import sys
-import time
 from typing import Callable
 
 import cv2
 import numpy as np
 
+from app.commands.bench_timing import SessionClock, detector_sessions, measure, without_tile_reuse
 from app.commands.common import add_detection_args, load_detectors, policy_from_args, redaction_from_args
 from app.core.detections import concat
 from app.core.errors import VpdError
@@ -31,36 +31,38 @@ def synthetic_screenshot(width: int, height: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     frame = np.full((height, width, 3), 245, np.uint8)
     for _ in range(12):
-        x0, y0 = int(rng.integers(0, width - 200)), int(rng.integers(0, height - 100))
+        x0, y0 = int(rng.integers(0, max(1, width - 200))), int(rng.integers(0, max(1, height - 100)))
         cv2.rectangle(frame, (x0, y0), (x0 + int(rng.integers(150, 600)), y0 + int(rng.integers(60, 300))),
                       tuple(int(v) for v in rng.integers(200, 255, 3)), -1)  # fmt: skip
     for y in range(30, height - 10, 28):
         text = f"user{int(rng.integers(1000, 9999))}@example.com  +1 555 {int(rng.integers(100, 999))} 0199"
-        cv2.putText(frame, text, (int(rng.integers(10, 200)), y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (30, 30, 30), 1, cv2.LINE_AA)
+        cv2.putText(frame, text, (int(rng.integers(10, max(11, min(200, width // 2)))), y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (30, 30, 30), 1, cv2.LINE_AA)
     return frame
 
 
 def median_seconds(fn: Callable[[], object], repeat: int) -> float:
     """Median wall time of ``fn`` over ``repeat`` runs after one warm-up run."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return measure(fn, repeat).wall
 
 
 def _per_detector_seconds(detectors, frame: np.ndarray, repeat: int):
-    """Print seconds per frame for each detector alone; return their fused raw detections."""
+    """Print wall and CPU seconds per frame for each detector alone, and the time inside each of
+    its ONNX Runtime sessions; return their fused raw detections."""
     parts = []
     for det in detectors:
         reps = min(repeat, 3) if det.name == "ocr" else repeat
         last = []
-        secs = median_seconds(lambda: last.append(det.detect(frame)), reps)
+        clock = SessionClock(detector_sessions(det))
+        try:
+            last.append(det.detect(frame))  # warm-up, not counted
+            clock.reset()
+            timing = measure(lambda: last.append(det.detect(frame)), reps, warmup=False)
+            inside = clock.summary(per=reps)
+        finally:
+            clock.close()
         parts.append(last[-1])
         print(f"{det.name} ({getattr(det, 'provider', '?')}) per {frame.shape[1]}x{frame.shape[0]} screenshot: "
-              f"{secs:.3f} s (median of {reps})")  # fmt: skip
+              f"{timing.text()} (median of {reps}){'; inside ORT: ' + inside if inside else ''}")  # fmt: skip
     return concat(parts)
 
 
@@ -72,20 +74,28 @@ def run(args: argparse.Namespace) -> int:
     except (VpdError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"providers: {built.providers}")
+    print(f"providers: {built.providers}; {os.cpu_count()} CPU cores; wall = elapsed time, CPU = this process's "
+          "CPU time over all threads (wall far above CPU / cores means the process waited for a busy CPU); "
+          "the detector's unchanged-tile reuse is off while timing")  # fmt: skip
+    with without_tile_reuse(built.detectors):
+        _figures(args, built, pipeline)
+    return 0
+
+
+def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
     for det in built.detectors:
         if isinstance(det, VpdDetector):
             h, w = det.metadata.input_hw
             tile = synthetic_screenshot(w, h)
-            print(f"detector single inference {w}x{h}: {1000 * median_seconds(lambda: det.infer(tile), args.repeat):.1f} ms (median of {args.repeat})")
+            print(f"detector single inference {w}x{h}: {measure(lambda: det.infer(tile), args.repeat).text('ms')} (median of {args.repeat})")
     shot = synthetic_screenshot(1920, 1080)
     raw = _per_detector_seconds(built.detectors, shot, args.repeat).remap(pipeline.class_names)
-    fusion = median_seconds(lambda: pipeline.process(shot, raw=raw), args.repeat)
-    print(f"fusion per 1920x1080 screenshot (merge + policy + pad + redact): {fusion:.4f} s (median of {args.repeat})")
+    fusion = measure(lambda: pipeline.process(shot, raw=raw), args.repeat)
+    print(f"fusion per 1920x1080 screenshot (merge + policy + pad + redact): {fusion.text('ms')} (median of {args.repeat})")
     slow = any(d.name == "ocr" for d in built.detectors)  # OCR takes seconds per frame on CPU
     for w, h in ((1920, 1080), (3840, 2160)):
         frame = synthetic_screenshot(w, h)
         reps = max(1 if slow else 3, args.repeat // (2 if w > 2000 else 1) // (5 if slow else 1))
-        secs = median_seconds(lambda: pipeline.process(frame), reps)
-        print(f"end-to-end {w}x{h} screenshot (detect{'' if args.no_tiling else ' with tiling'} + redact): {secs:.3f} s (median of {reps})")
-    return 0
+        timing = measure(lambda: pipeline.process(frame), reps)
+        print(f"end-to-end {w}x{h} screenshot (detect{'' if args.no_tiling else ' with tiling'} + redact): "
+              f"{timing.text()} (median of {reps})")  # fmt: skip

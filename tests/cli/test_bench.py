@@ -1,0 +1,45 @@
+"""bench: wall and CPU time side by side, time inside ORT counted per session, tile reuse off while timing."""
+
+import numpy as np
+
+from app.cli import main
+from app.commands.bench_timing import SessionClock, Timing, detector_sessions, measure, without_tile_reuse
+from app.inference.vpd_detector import VpdDetector
+from vpd_testkit import make_detector_onnx
+
+
+def _detector(tmp_path):
+    path = make_detector_onnx(tmp_path / "m.onnx", [(1, 2, 10, 30, 22, 0.9)], metadata={"vpd_tile_size": "640"})
+    return path, VpdDetector.from_path(path, ["CPUExecutionProvider"])
+
+
+def test_measure_reports_cpu_time_of_busy_work():
+    timing = measure(lambda: sum(i * i for i in range(200_000)), repeat=3)
+    assert timing.runs == 3 and timing.cpu > 0 and timing.wall > 0
+    assert Timing(1.5, 0.25).text() == "1.500 s wall, 0.250 s CPU"
+    assert Timing(0.0125, 0.002).text("ms") == "12.5 ms wall, 2.0 ms CPU"
+
+
+def test_session_clock_counts_every_tile_when_reuse_is_off(tmp_path):
+    _, det = _detector(tmp_path)
+    frame = np.full((1080, 1920, 3), 200, np.uint8)
+    clock = SessionClock(detector_sessions(det))
+    with without_tile_reuse([det]):
+        assert not det.tiling.reuse_unchanged
+        det.detect(frame)
+        det.detect(frame)  # same pixels: reused tiles would run nothing
+    assert det.tiling.reuse_unchanged  # restored
+    assert clock.totals["detector"][2] == 2 * 9  # 4x2 native tiles + one downscaled full view, twice
+    clock.close()
+    det.detect(frame)
+    det.detect(frame)
+    assert clock.totals["detector"][2] == 18 and "run" not in vars(det.session)
+
+
+def test_bench_prints_wall_and_cpu_and_ort_calls(tmp_path, capsys):
+    path, _ = _detector(tmp_path)
+    rc = main(["bench", "--model", str(path), "--no-faces", "--no-ocr", "--no-codes", "--cpu", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "CPU cores" in out and "s CPU" in out
+    assert "inside ORT: detector 9 calls" in out
