@@ -15,6 +15,7 @@ from app.commands.common import add_detection_args, load_detectors, policy_from_
 from app.core.detections import concat
 from app.core.errors import VpdError
 from app.core.pipeline import Pipeline
+from app.inference.plates_text import plate_candidates
 from app.inference.vpd_detector import VpdDetector
 
 
@@ -92,6 +93,9 @@ def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
     raw = _per_detector_seconds(built.detectors, shot, args.repeat).remap(pipeline.class_names)
     fusion = measure(lambda: pipeline.process(shot, raw=raw), args.repeat)
     print(f"fusion per 1920x1080 screenshot (merge + policy + pad + redact): {fusion.text('ms')} (median of {args.repeat})")
+    for ocr in (d for d in built.detectors if getattr(getattr(d, "settings", None), "plates", False)):
+        secs = median_seconds(lambda: plate_candidates(ocr.last_lines, shot), args.repeat)
+        print(f"text plates (rules on the OCR's {len(ocr.last_lines)} lines, part of ocr) per 1920x1080 screenshot: {secs:.4f} s")
     slow = any(d.name == "ocr" for d in built.detectors)  # OCR takes seconds per frame on CPU
     for w, h in ((1920, 1080), (3840, 2160)):
         frame = synthetic_screenshot(w, h)

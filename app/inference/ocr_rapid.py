@@ -28,7 +28,7 @@ from app.text.classifier import TextPiiClassifier
 from app.text.lines import TextLine
 from app.text.model import TextModelError, load_model
 from app.text.screen import ScreenReading, read_screen, refine
-from app.inference.plates_text import PLATE_CLASSES, plate_candidates
+from app.inference.plates_text import PLATE_CLASSES, confirm_plates, plate_candidates
 from app.inference.session import active_provider, create_session
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,7 @@ class OcrPiiDetector:
         self.warning = warning  # why the classifier is not in use, shown with every result
         self.last_run = OcrRunInfo()
         self.last_reading = ScreenReading()
+        self.last_lines: list[TextLine] = []  # the lines read by the last ``detect``, in reading order
 
     @property
     def last_notes(self) -> tuple[str, ...]:
@@ -187,7 +188,7 @@ class OcrPiiDetector:
     def detect(self, frame: np.ndarray) -> Detections:
         """PII boxes for a (H, W, 3) uint8 BGR frame, in frame pixels, ``Source.OCR``."""
         t0 = time.perf_counter()
-        lines = _reading_order(self.read_lines(frame))
+        lines = self.last_lines = _reading_order(self.read_lines(frame))
         not_read = sum(1 for l in lines if latin_share(l.text) >= 0.5 and l.score < self.settings.min_line_score)
         non_latin = sum(1 for l in lines if latin_share(l.text) < 0.5)
         self.last_reading = read_screen(lines, frame, self.classifier)
@@ -203,9 +204,11 @@ class OcrPiiDetector:
 
     def refine(self, fused: Detections) -> Detections:
         """The fused detections of all detectors on the frame last passed to ``detect``, adjusted
-        by this reading: fields of detector-boxed documents added, contradicted text boxes dropped."""
+        by this reading: fields of detector-boxed documents added, contradicted text boxes dropped,
+        plate candidates inside the detector's plate boxes confirmed."""
         reading, self.last_reading = self.last_reading, ScreenReading(self.last_reading.readings)
-        return refine(fused, reading)
+        fused = refine(fused, reading)
+        return confirm_plates(fused) if self.settings.plates else fused
 
 
 def _reading_order(lines: list[TextLine]) -> list[TextLine]:

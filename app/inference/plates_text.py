@@ -6,7 +6,8 @@ high-contrast rectangle. This specialist costs no model run: it checks each line
 (``OcrPiiDetector`` reads every frame anyway) against those character rules and against the line's
 shape and size, then grows the line box to the plate around it. Lines on rendered screens are
 skipped: a plate is photographed, so the pixels around it carry sensor noise, while UI text sits
-on perfectly flat colour (``looks_rendered``). Boxes are ``license_plate``, ``Source.OCR``.
+on perfectly flat colour (``looks_rendered``). Boxes are ``license_plate``, ``Source.OCR``; a
+candidate inside a plate box of the VPD detector, however weak, scores higher (``confirm_plates``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from app.core.geometry import clip_xyxy
 from app.text.lines import TextLine, quad_to_xyxy
 
 PLATE_CLASSES = ("license_plate",)
-SEPARATORS = " -·.•:_|"
+SEPARATORS = " -·•"  # not ":" or ".": times, prices, dates and labels ("RATE: 12.5") use them
 RUNS = re.compile(r"[A-Z]+|[0-9]+")
 
 
@@ -53,16 +54,17 @@ class PlateRules:
     grow_x: float = 0.08
     grow_y: float = 0.2
     flat_share: float = 0.6
-    score: float = 0.5
+    score: float = 0.3  # alone: just above the default threshold (0.25); see ``confirm_plates``
+    confirmed_score: float = 0.6
 
 
 def plate_text(text: str, rules: PlateRules | None = None) -> str | None:
     """The plate characters of an OCR line (upper case, separators and accents removed), or None
     when the line cannot be a plate. A plate has ``min_chars``–``max_chars`` characters in at most
     ``max_runs`` letter/digit runs, capitals only (one misread lower-case letter is tolerated), and
-    mixes letters and digits, or, with letters or digits only, is split by a hyphen or middle dot
-    into groups of 2–4 ("GJO-ZVM", "6611-72"). One leading non-Latin character (the province of a
-    Chinese plate) is allowed."""
+    mixes letters and digits: letter-only vanity plates and digit-only plates are given up, as
+    they read like brands, dates and phone numbers. One leading non-Latin character (the
+    province of a Chinese plate) is allowed."""
     rules = rules or PlateRules()
     raw = unicodedata.normalize("NFKC", text).strip()
     if raw and not raw[0].isascii() and raw[0].isalpha() and "LATIN" not in unicodedata.name(raw[0], ""):
@@ -75,8 +77,7 @@ def plate_text(text: str, rules: PlateRules | None = None) -> str | None:
         return None
     letters, digits = sum(ch.isalpha() for ch in chars), sum(ch.isdigit() for ch in chars)
     if not letters or not digits:
-        groups = [g for g in re.split(r"[-·]", plain.strip()) if g]
-        return chars if 2 <= len(groups) <= 3 and all(2 <= len(g) <= 4 and g.isalnum() for g in groups) else None
+        return None
     if len(chars) == rules.min_chars and min(letters, digits) < 2:  # "221B", "A380": house numbers, models
         return None
     return chars if len(RUNS.findall(chars)) <= rules.max_runs else None
@@ -146,3 +147,26 @@ def plate_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: PlateR
     n = len(boxes)
     return Detections(np.stack(boxes), np.array(scores, np.float32), np.zeros(n, np.int32), PLATE_CLASSES,
                       sources=np.full(n, int(Source.OCR), np.int8))  # fmt: skip
+
+
+def confirm_plates(fused: Detections, rules: PlateRules = PlateRules()) -> Detections:
+    """``fused`` (every detector's raw boxes for one frame) with each text-plate candidate
+    (``license_plate`` from ``Source.OCR``) whose centre lies in a ``license_plate`` box of the
+    VPD detector, of any score, raised to ``rules.confirmed_score``. Two weak, independent cues
+    agree: a plate-like line of characters where the detector saw something plate-like. Alone,
+    a candidate keeps its low score (car badges, shop signs, model numbers read alike)."""
+    if not len(fused) or "license_plate" not in fused.class_names:
+        return fused
+    is_plate = fused.class_ids == fused.class_names.index("license_plate")
+    candidates = np.flatnonzero(is_plate & (fused.sources == Source.OCR))
+    seen = fused.xyxy[is_plate & (fused.sources == Source.DETECTOR)]
+    if not len(candidates) or not len(seen):
+        return fused
+    centres = (fused.xyxy[candidates, :2] + fused.xyxy[candidates, 2:]) / 2
+    inside = ((centres[:, None, 0] >= seen[None, :, 0]) & (centres[:, None, 0] <= seen[None, :, 2])
+              & (centres[:, None, 1] >= seen[None, :, 1]) & (centres[:, None, 1] <= seen[None, :, 3])).any(1)  # fmt: skip
+    if not inside.any():
+        return fused
+    scores = fused.scores.copy()
+    scores[candidates[inside]] = np.maximum(scores[candidates[inside]], rules.confirmed_score)
+    return Detections(fused.xyxy, scores, fused.class_ids, fused.class_names, fused.track_ids, fused.sources)

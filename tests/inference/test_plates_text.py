@@ -18,8 +18,8 @@ from vpd_testkit import FakeOcrEngine, quad
 @pytest.mark.parametrize("text, chars", [
     ("LS12 ZRK", "LS12ZRK"), ("AB-123-CD", "AB123CD"), ("M AB 1234", "MAB1234"), ("7ABC123", "7ABC123"),
     ("KCB-439", "KCB439"), ("DüW KD 600", "DUWKD600"), ("沪B·IE727", "BIE727"), ("YL08", "YL08"),
-    ("GJO-ZVM", "GJOZVM"), ("6611-72", "661172"),  # one kind of character, but grouped like a plate
-    ("PORSCHE", None), ("GLENIE", None), ("75665", None),  # words and bare numbers
+    ("PORSCHE", None), ("GLENIE", None), ("GJO-ZVM", None), ("75665", None), ("6611-72", None),  # one kind only
+    ("15-02-1953", None), ("C13:00", None), ("RATE: 123.7", None), ("13-86.1A", None),  # dates, times, labels
     ("Route 66", None), ("Panamera Turbo", None),  # lower case: not a plate
     ("221B", None), ("A380", None),  # four characters need two letters and two digits
     ("AB1", None), ("AB12CD345EF", None), ("A1B2C3D4", None),  # too short, too long, too many runs
@@ -102,3 +102,23 @@ def test_real_ocr_finds_a_rendered_plate_in_a_photo_and_not_on_a_screen():
     assert (x1 - x0) * (y1 - y0) < 2 * (box[2] - box[0]) * (box[3] - box[1])
     screen, _ = render_plate(np.full((300, 480, 3), 250, np.uint8), "KX 482 TB", 150, 120, flat=True)
     assert "license_plate" not in det.detect(screen).labels
+
+
+def test_detector_plate_boxes_of_any_score_confirm_text_candidates():
+    from app.core.detections import Detections
+    from app.inference.plates_text import confirm_plates
+
+    names = ("face", "license_plate")
+    fused = Detections(np.array([[100, 100, 200, 140], [300, 100, 400, 140], [90, 90, 210, 150], [290, 90, 410, 150]],
+                                np.float32), np.array([0.3, 0.3, 0.06, 0.9]), np.array([1, 1, 1, 0]), names,
+                       sources=np.array([Source.OCR, Source.OCR, Source.DETECTOR, Source.DETECTOR]))  # fmt: skip
+    out = confirm_plates(fused)
+    # the first candidate lies in a weak detector plate box; the second only in a face box
+    assert out.scores.tolist() == pytest.approx([PlateRules().confirmed_score, 0.3, 0.06, 0.9])
+    engine = FakeOcrEngine([("KX 482 TB", quad(200, 150, 320, 180), 0.95)])
+    det = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False))
+    found = det.detect(noisy_photo())
+    seen = Detections(np.array([[190, 140, 330, 190]], np.float32), np.array([0.05]), np.array([0]), ("license_plate",))
+    from app.core.detections import concat
+
+    assert det.refine(concat([found, seen])).scores.max() == pytest.approx(PlateRules().confirmed_score)
