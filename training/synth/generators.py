@@ -12,8 +12,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from . import objects as ob
 from . import photo, screens_desktop as sd, screens_mobile as sm, screens_web as sw
+from . import scenes_objects as so, scenes_screen as sc, scenes_street as ss
 from .qtkit import Canvas
 from .ui import theme, toast
 from . import fakedata as fd
@@ -70,28 +70,19 @@ STREET_OBJECTS = ("license_plate", "street_sign", "house_number", "shop_sign")
 
 
 def photo_documents(rng: np.random.Generator) -> Scene:
-    """1-3 documents/cards/labels on a table or background photo."""
-    W, H = int(rng.integers(800, 1400)), int(rng.integers(640, 1100))
-    names = rng.choice(DOC_OBJECTS, int(rng.integers(1, 5)), replace=False)
-    return photo.compose_objects(rng, [ob.OBJECTS[str(n)](rng) for n in names], W, H, (0.3, 0.75))
+    """Documents, cards and labels where they occur: on a table, held in a hand, stuck on a parcel."""
+    fn = (so.table_documents, so.held_document, so.parcel)[int(rng.choice(3, p=[0.55, 0.3, 0.15]))]
+    return fn(rng)
 
 
 def photo_street(rng: np.random.Generator) -> Scene:
-    """Plates, street signs, house numbers and shop signs in a street-like photo."""
-    W, H = int(rng.integers(800, 1400)), int(rng.integers(640, 1100))
-    names = rng.choice(STREET_OBJECTS, int(rng.integers(1, 5)), replace=False)
-    return photo.compose_objects(rng, [ob.OBJECTS[str(n)](rng) for n in names], W, H, (0.12, 0.45))
+    """Real street photos: new plates on the cars' plates, name signs and house numbers on walls and poles."""
+    return (ss.street_plates if rng.random() < 0.5 else ss.wall_signs)(rng)
 
 
 def screen_photo(rng: np.random.Generator) -> Scene:
-    """A phone or desktop screen photographed (moiré, glare, blur)."""
-    fn = [sm.render_chat, sm.render_contacts, sm.render_2fa, sw.render_browser, sd.render_terminal][int(rng.integers(0, 5))]
-    img, labels = fn(rng)
-    s = 1100 / max(img.shape[:2])
-    img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-    labels = [(c, tuple(v * s for v in b)) for c, b in labels]
-    W, H = int(rng.integers(1000, 1600)), int(rng.integers(800, 1200))
-    return photo.screen_in_photo(rng, img, labels, W, H)
+    """A phone in a hand or a monitor photographed at an angle (moiré, glare, reflections)."""
+    return sc.screen_filmed(rng)
 
 
 _SCREEN_TEXT = {"email", "phone_number", "person_name", "postal_address", "notification", "avatar"}

@@ -2,7 +2,7 @@
 
 Each ``obj_*`` returns ``(BGR uint8 (H, W, 3), labels)`` for the object alone, filling the
 image; the object-level class covers the whole image and field classes are tight text boxes.
-``photo.py`` places these into photos.
+``scenes_street.py`` and ``scenes_objects.py`` place these into photos.
 """
 
 from __future__ import annotations
@@ -248,9 +248,9 @@ def obj_paper_document(rng):
     return c.finish()
 
 
-def obj_license_plate(rng):
-    """EU-style (long) or US-style plate with a random registration."""
-    eu = rng.random() < 0.6
+def obj_license_plate(rng, eu: bool | None = None):
+    """EU-style (long) or US-style plate with a random registration (``eu`` None: drawn at random)."""
+    eu = bool(rng.random() < 0.6) if eu is None else eu
     w, h = (520.0, 112.0) if eu else (300.0, 150.0)
     c = Canvas(w, h, "#ffffff" if eu or rng.random() < 0.5 else "#fff8dc")
     c.rect(3, 3, w - 6, h - 6, None, 8, "#111111", 4)

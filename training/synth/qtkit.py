@@ -57,6 +57,9 @@ def available(families: tuple[str, ...]) -> tuple[str, ...]:
 def make_font(family: str, px: float, bold: bool = False, italic: bool = False) -> QFont:
     """A QFont at ``px`` pixel size (pixel sizes keep text at its real size in the crop)."""
     f = QFont(family)
+    # Full hinting: with the default, the first text drawn at a new size in a process could differ
+    # by a few grey levels from later draws, so a sample depended on what its worker drew before.
+    f.setHintingPreference(QFont.HintingPreference.PreferFullHinting)
     f.setPixelSize(max(6, int(round(px))))
     f.setBold(bold)
     f.setItalic(italic)

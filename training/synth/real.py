@@ -82,9 +82,10 @@ def load_items(root: str = str(REAL_DIR)) -> tuple[RealItem, ...]:
 used_backgrounds: list[RealItem] = []
 
 
-def random_train_item(rng: np.random.Generator) -> RealItem | None:
-    """A random train-split real item (for backgrounds), or None if the pack is absent."""
-    train = [i for i in load_items() if i.split == "train"]
+def random_train_item(rng: np.random.Generator, sources: frozenset[str] | None = None) -> RealItem | None:
+    """A random train-split real item (for backgrounds), optionally from ``sources`` only; None if
+    the pack (or that source) is absent. The item is recorded in ``used_backgrounds``."""
+    train = [i for i in load_items() if i.split == "train" and (sources is None or i.source in sources)]
     if not train:
         return None
     item = train[int(rng.integers(0, len(train)))]

@@ -1,0 +1,102 @@
+"""Screens photographed: a phone held in a hand or a monitor filmed at an angle, in front of a real scene.
+
+A screen emits light, so it is not shaded by the room: its white is a little above the photo's white
+and its black glows. Moiré between pixel grid and sensor, glare and a faint reflection of the room
+are optional. Returns (BGR ``uint8`` scene, [(class, xyxy)]) like every scene generator.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from . import lookmatch, props
+from . import screens_desktop as sd
+from . import screens_mobile as sm
+from . import screens_web as sw
+from .composite import paste_layer
+from .placement import Placed, boxes_of, homography, pose_quad
+from .scenes_objects import _backdrop
+
+PHONE_SCREENS = (sm.render_chat, sm.render_contacts, sm.render_2fa, sm.render_bank)
+DESK_SCREENS = (sw.render_browser, sd.render_terminal, sd.render_password_manager)
+
+
+def _emissive(screen: np.ndarray, look: lookmatch.Look, rng: np.random.Generator) -> np.ndarray:
+    """Screen colours as the camera records them (float32 BGR), with optional moiré fringes."""
+    white = min(255.0, look.white * rng.uniform(1.0, 1.15))
+    black = rng.uniform(8, 40)
+    out = black + screen.astype(np.float32) * ((white - black) / 255.0)
+    if rng.random() < 0.5:
+        h, w = screen.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        period, ang = rng.uniform(6, 40), rng.uniform(0, np.pi)
+        phase = 2 * np.pi * (xx * np.cos(ang) + yy * np.sin(ang)) / period
+        amp = rng.uniform(0.02, 0.07)
+        # the sensor's colour filters beat with the sub-pixels at different phases: rainbow fringes
+        out *= 1 + amp * np.stack([np.cos(phase + k * 2.1) for k in range(3)], -1)
+    return out
+
+
+def _glare(img: np.ndarray, mask: np.ndarray, rng: np.random.Generator, backdrop: np.ndarray) -> np.ndarray:
+    """Veiling glare from a light source and a faint mirror image of the room on the glass."""
+    H, W = mask.shape
+    m = mask.astype(np.float32)[..., None] / 255.0
+    out = img.astype(np.float32)
+    if rng.random() < 0.5:
+        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+        cx, cy, sx, sy = rng.uniform(0, W), rng.uniform(0, H), W * rng.uniform(0.1, 0.35), H * rng.uniform(0.1, 0.35)
+        g = np.exp(-(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2)) * rng.uniform(0.2, 0.6)
+        out += (255 - out) * g[..., None] * m
+    if rng.random() < 0.5:
+        mirror = cv2.GaussianBlur(cv2.flip(backdrop, 1), (0, 0), 6).astype(np.float32)
+        out = out * (1 - 0.1 * m) + mirror * 0.1 * m
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def screen_filmed(rng: np.random.Generator):
+    """A phone (in a hand) or a monitor photographed at an angle; the screen's text labels kept."""
+    W, H = int(rng.integers(900, 1500)), int(rng.integers(700, 1100))
+    phone = bool(rng.random() < 0.5)
+    fns = PHONE_SCREENS if phone else DESK_SCREENS
+    screen, labels = fns[int(rng.integers(0, len(fns)))](rng)
+    s = 1100 / max(screen.shape[:2])
+    screen = cv2.resize(screen, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    labels = [(c, tuple(v * s for v in b)) for c, b in labels]
+    bg = _backdrop(rng, W, H)
+    device, alpha, bez = props.device_frame(rng, screen, phone)
+    exposed = lookmatch.expose(device, bg.look, cast_strength=0.2)
+    exposed[bez : bez + screen.shape[0], bez : bez + screen.shape[1]] = _emissive(screen, bg.look, rng)
+    labels = [(c, (b[0] + bez, b[1] + bez, b[2] + bez, b[3] + bez)) for c, b in labels]
+    dh, dw = device.shape[:2]
+    thumb = None
+    if phone:
+        m = int(min(dw, dh) * 0.6)
+        skin, back, front = props.hand(rng, dw, dh, m)
+        canvas = lookmatch.expose(skin, bg.look)
+        canvas[m : m + dh, m : m + dw] = np.where(alpha[..., None] > 127, exposed, canvas[m : m + dh, m : m + dw])
+        canvas[front > 127] = lookmatch.expose(skin, bg.look)[front > 127]
+        full = np.maximum(back, front)
+        full[m : m + dh, m : m + dw] = np.maximum(full[m : m + dh, m : m + dw], alpha)
+        labels = [(c, (b[0] + m, b[1] + m, b[2] + m, b[3] + m)) for c, b in labels]
+        exposed, alpha, thumb = canvas, full, front
+        size = H * rng.uniform(0.75, 1.1) * exposed.shape[0] / dh
+        quad = pose_quad(exposed.shape[1], exposed.shape[0], (W * rng.uniform(0.4, 0.6), H * rng.uniform(0.45, 0.6)), size,
+                         yaw=rng.normal(0, 0.3), pitch=rng.normal(0, 0.3), roll=rng.normal(0, 0.2), distance=rng.uniform(1.8, 4))
+    else:
+        size = W * rng.uniform(0.75, 1.25)
+        quad = pose_quad(dw, dh, (W * rng.uniform(0.4, 0.6), H * rng.uniform(0.4, 0.6)), size,
+                         yaw=rng.uniform(-0.7, 0.7), pitch=rng.normal(0, 0.15), roll=rng.normal(0, 0.05), distance=rng.uniform(1.5, 3))
+    src = np.clip(exposed, 0, 255).astype(np.uint8)
+    img, layer = paste_layer(bg.img, src, quad, labels, bg.look, rng, alpha=alpha, exposed=exposed)
+    layers = [layer]
+    M = homography(src.shape[1], src.shape[0], quad)
+    if thumb is not None:
+        layers.append(Placed([], cv2.warpPerspective(thumb, M, (W, H), flags=cv2.INTER_NEAREST)))
+    screen_mask = np.zeros(src.shape[:2], np.uint8)
+    off = int(m) if phone else 0
+    screen_mask[off + bez : off + bez + screen.shape[0], off + bez : off + bez + screen.shape[1]] = 255
+    if thumb is not None:
+        screen_mask[thumb > 127] = 0
+    img = _glare(img, cv2.warpPerspective(screen_mask, M, (W, H)), rng, bg.img)
+    return lookmatch.finish(img, bg.look), boxes_of(layers, W, H)

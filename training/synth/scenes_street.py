@@ -1,0 +1,194 @@
+"""Street scenes on real photos: new plates on the cars' real plates, name signs on walls and poles.
+
+Each scene takes a seeded ``np.random.Generator`` and returns (BGR ``uint8`` scene, [(class, xyxy)]).
+Backgrounds come from the real pack's train split (``real.used_backgrounds`` records them, so the
+sample keeps its source's unknown classes); without the pack the scenes fall back to a procedural wall.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from . import lookmatch, props
+from . import objects as ob
+from .composite import Background, base_layer, overlaps, paste_layer, real_background
+from .placement import Placed, box_polygon, boxes_of, pose_quad, rect
+
+PLATE_SOURCES = frozenset({"oi_plates"})
+WALL_SOURCES = frozenset({"facade_shop_signs", "rf_building_numbers"})
+
+
+def _order(pts: np.ndarray) -> np.ndarray:
+    """Corners sorted TL, TR, BR, BL."""
+    s, d = pts.sum(1), np.diff(pts, axis=1)[:, 0]
+    return np.float32([pts[np.argmin(s)], pts[np.argmin(d)], pts[np.argmax(s)], pts[np.argmax(d)]])
+
+
+def plate_quad(img: np.ndarray, box) -> np.ndarray:
+    """Outline (4, 2) of the real plate inside its labelled box: the bright plate face found by
+    Otsu thresholding (its rotation), or the box itself when no clear face is found."""
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    x0, y0 = max(0, x0), max(0, y0)
+    x1, y1 = min(img.shape[1], x1), min(img.shape[0], y1)
+    fallback = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    if x1 - x0 < 12 or y1 - y0 < 6:
+        return fallback
+    grey = cv2.cvtColor(img[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    _, bw = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    bw = cv2.morphologyEx(bw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8), iterations=2)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(bw)
+    if n < 2:
+        return fallback
+    k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[k, cv2.CC_STAT_AREA] < 0.45 * (x1 - x0) * (y1 - y0):
+        return fallback
+    ys, xs = np.nonzero(lab == k)
+    quad = cv2.boxPoints(cv2.minAreaRect(np.float32(np.stack([xs, ys], 1)))) + [x0, y0]
+    return _order(np.float32(quad))
+
+
+def replace_plate(bg: Background, box, rng: np.random.Generator) -> tuple[np.ndarray, Placed]:
+    """Paste a new synthetic plate over the real one at ``box`` (its pose, its light)."""
+    quad = plate_quad(bg.img, box)
+    c = quad.mean(0)
+    quad = (quad - c) * 1.08 + c  # cover the real plate's rim
+    w = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])) / 2
+    h = (np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])) / 2
+    plate, labels = ob.obj_license_plate(rng, eu=bool(w / max(h, 1) > 3.0))
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    ref = bg.img[max(0, y0) : max(y0 + 1, y1), max(0, x0) : max(x0 + 1, x1)]
+    exposed = lookmatch.colour_transfer(plate, ref)
+    img, layer = paste_layer(bg.img, plate, quad, labels, bg.look, rng, exposed=exposed)
+    # the label covers what is left of the real plate as well
+    (cls, poly), = layer.polys
+    both = np.concatenate([poly, np.float32([[box[0], box[1]], [box[2], box[3]]])])
+    layer.polys = [(cls, box_polygon((*both.min(0), *both.max(0))))]
+    return img, layer
+
+
+def street_plates(rng: np.random.Generator):
+    """A real car photo whose labelled plates mostly get new synthetic registrations in place."""
+    bg = real_background(rng, PLATE_SOURCES, (1.0, 2.0))
+    if bg is None:
+        return wall_signs(rng)
+    H, W = bg.img.shape[:2]
+    layers = [base_layer([], H, W)]
+    for cls, box in bg.labels:
+        if box[2] - box[0] >= 14 and rng.random() < 0.85:
+            bg.img, layer = replace_plate(bg, box, rng)
+            layers.append(layer)
+        else:  # too small to redraw: the real plate stays, labelled
+            layers[0].polys += base_layer([(cls, box)], H, W).polys
+    return lookmatch.finish(bg.img, bg.look), boxes_of(layers, W, H)
+
+
+def wall_angle(grey: np.ndarray, region) -> float:
+    """Median slope angle (radians) of near-horizontal straight edges in ``region`` (xyxy): the
+    direction of the wall's horizontals (window sills, cornices, bricks) there; 0 when none."""
+    x0, y0, x1, y1 = (int(v) for v in region)
+    patch = grey[max(0, y0) : y1, max(0, x0) : x1]
+    if patch.size < 400:
+        return 0.0
+    edges = cv2.Canny(patch, 60, 160)
+    lines = cv2.HoughLinesP(edges, 1, np.pi / 180, 30, minLineLength=max(15, patch.shape[1] // 8), maxLineGap=4)
+    if lines is None:
+        return 0.0
+    seg = np.asarray(lines, np.float32).reshape(-1, 4)
+    a = np.arctan2(seg[:, 3] - seg[:, 1], seg[:, 2] - seg[:, 0])
+    a = np.where(a > np.pi / 2, a - np.pi, np.where(a < -np.pi / 2, a + np.pi, a))
+    a = a[np.abs(a) < np.radians(25)]
+    return float(np.median(a)) if a.size else 0.0
+
+
+def wall_quad(center, width: float, aspect: float, angle: float, rng: np.random.Generator) -> np.ndarray:
+    """A sign flat on a wall: vertical sides, top/bottom along the wall's horizontals (``angle``),
+    the farther side a little shorter."""
+    w, h = width, width / aspect
+    t = np.tan(angle)
+    k = np.clip(abs(t) * rng.uniform(0.2, 0.6), 0, 0.12)  # farther end shrinks
+    near_left = t > 0  # horizontals falling to the right: the wall recedes to the left
+    hl, hr = (h * (1 + k), h * (1 - k)) if near_left else (h * (1 - k), h * (1 + k))
+    cx, cy = center
+    return np.float32([[cx - w / 2, cy - hl / 2 - t * w / 2], [cx + w / 2, cy - hr / 2 + t * w / 2],
+                       [cx + w / 2, cy + hr / 2 + t * w / 2], [cx - w / 2, cy + hl / 2 - t * w / 2]])
+
+
+def _procedural_street(rng: np.random.Generator) -> Background:
+    """Without the real pack: a painted wall with a shop fascia and a car's rear (with its plate) in front."""
+    W, H = int(rng.integers(900, 1300)), int(rng.integers(600, 900))
+    img = props.plain(rng, H, W)
+    img[int(H * 0.8) :] = props.plain(rng, H - int(H * 0.8), W) // 2  # pavement
+    look = lookmatch.Look(0.4, 0.0, 95, 255.0, 0.0, (1.0, 1.0, 1.0))
+    fascia, f_labels = ob.obj_shop_sign(rng)
+    fw = W * rng.uniform(0.3, 0.6)
+    fq = rect(fascia.shape[1], fascia.shape[0]) * (fw / fascia.shape[1]) + [rng.uniform(0, W - fw), H * 0.05]
+    img, shop = paste_layer(img, fascia, np.float32(fq), f_labels, look, rng)
+    cw, ch = W * rng.uniform(0.3, 0.45), H * rng.uniform(0.3, 0.4)
+    x0, y0 = rng.uniform(0, W - cw), H * 0.95 - ch
+    body = tuple(int(v) for v in rng.integers(20, 230, 3))
+    cv2.rectangle(img, (int(x0), int(y0 + ch * 0.35)), (int(x0 + cw), int(y0 + ch)), body, -1, cv2.LINE_AA)
+    roof = np.int32([[x0 + cw * 0.15, y0], [x0 + cw * 0.85, y0], [x0 + cw, y0 + ch * 0.38], [x0, y0 + ch * 0.38]])
+    cv2.fillPoly(img, [roof], body, cv2.LINE_AA)
+    glass = np.int32([[x0 + cw * 0.2, y0 + ch * 0.05], [x0 + cw * 0.8, y0 + ch * 0.05], [x0 + cw * 0.92, y0 + ch * 0.33],
+                      [x0 + cw * 0.08, y0 + ch * 0.33]])
+    cv2.fillPoly(img, [glass], (40, 35, 30), cv2.LINE_AA)
+    for lx in (x0 + cw * 0.03, x0 + cw * 0.85):
+        cv2.rectangle(img, (int(lx), int(y0 + ch * 0.45)), (int(lx + cw * 0.12), int(y0 + ch * 0.58)), (30, 30, 200), -1)
+    plate, p_labels = ob.obj_license_plate(rng)
+    pw = cw * rng.uniform(0.25, 0.35)
+    pq = rect(plate.shape[1], plate.shape[0]) * (pw / plate.shape[1]) + [x0 + (cw - pw) / 2, y0 + ch * 0.65]
+    img, car = paste_layer(img, plate, np.float32(pq), p_labels, look, rng)
+    polys = shop.polys + car.polys
+    labels = [(c, (*p.min(0), *p.max(0))) for c, p in polys]
+    return Background(img, labels, lookmatch.random_look(rng), "procedural")
+
+
+def wall_signs(rng: np.random.Generator):
+    """Street-name signs on façade walls and on poles, sometimes a house number, on a real street."""
+    bg = real_background(rng, WALL_SOURCES, (1.0, 1.6)) or _procedural_street(rng)
+    H, W = bg.img.shape[:2]
+    grey = cv2.cvtColor(bg.img, cv2.COLOR_BGR2GRAY)
+    shade = lookmatch.illumination(bg.img)
+    layers = [base_layer(bg.labels, H, W)]
+    taken = [b for _, b in bg.labels]
+    for k in range(int(rng.integers(1, 3))):
+        sign, labels = ob.obj_street_sign(rng)
+        aspect = sign.shape[1] / sign.shape[0]
+        width = W * rng.uniform(0.07, 0.2)
+        for _ in range(12):
+            on_pole = rng.random() < 0.45
+            cx = rng.uniform(0.08, 0.92) * W
+            cy = rng.uniform(0.1, 0.35 if on_pole else 0.55) * H
+            box = (cx - width / 2, cy - width / aspect, cx + width / 2, cy + width / aspect)
+            if not overlaps(box, taken, pad=width * 0.1):
+                break
+        else:
+            continue
+        taken.append(box)
+        if on_pole:
+            pw = max(3, int(width / aspect * rng.uniform(0.15, 0.25)))
+            top, bottom = int(cy - width / aspect * 0.3), int(H * rng.uniform(0.9, 1.1))
+            pole = props.pole(rng, max(4, bottom - top), pw)
+            px = cx + rng.uniform(-0.35, 0.35) * width
+            pq = np.float32(rect(pw, bottom - top) + [px - pw / 2, top])
+            bg.img, layer = paste_layer(bg.img, pole, pq, [], bg.look, rng, shade)
+            layers.append(layer)
+            quad = pose_quad(sign.shape[1], sign.shape[0], (cx, cy), width, yaw=rng.uniform(-1.0, 1.0),
+                             roll=rng.normal(0, 0.03), distance=rng.uniform(3, 8))
+        else:
+            quad = wall_quad((cx, cy), width * rng.uniform(0.8, 1.0), aspect,
+                             wall_angle(grey, (cx - width, cy - width / 2, cx + width, cy + width / 2)), rng)
+        shadow = None if on_pole else (tuple(rng.uniform(1, 4, 2)), 2.0, 0.25)
+        bg.img, layer = paste_layer(bg.img, sign, quad, labels, bg.look, rng, shade, shadow=shadow)
+        layers.append(layer)
+    if rng.random() < 0.5:
+        num, labels = ob.obj_house_number(rng)
+        width = W * rng.uniform(0.025, 0.06)
+        cx, cy = rng.uniform(0.05, 0.95) * W, rng.uniform(0.25, 0.65) * H
+        box = (cx - width, cy - width, cx + width, cy + width)
+        if not overlaps(box, taken):
+            quad = wall_quad((cx, cy), width, num.shape[1] / num.shape[0], wall_angle(grey, box), rng)
+            bg.img, layer = paste_layer(bg.img, num, quad, labels, bg.look, rng, shade)
+            layers.append(layer)
+    return lookmatch.finish(bg.img, bg.look), boxes_of(layers, W, H)
