@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..taxonomy import CLASS_NAMES, DOMAINS, class_id
+from ..taxonomy import CLASS_NAMES, DOMAINS, TEXT_CLASSES, class_id
 from .dataset import Stats
 
 CREDITS = """\
@@ -94,3 +94,39 @@ def _sheet(out: Path, n: int, cell: int) -> np.ndarray:
         tiles.append(np.full((cell, cell, 3), 40, np.uint8))
     rows = [np.hstack(tiles[r * 4 : r * 4 + 4]) for r in range(n // 4)]
     return np.vstack(rows)
+
+
+PHOTO_GENERATORS = ("photo_street", "photo_documents", "screen_photo")
+
+
+def photo_contact_sheet(path: Path, seed: int = 0, n: int = 16, cell: int = 480, max_bytes: int = 1_900_000) -> None:
+    """A 4x4 grid of whole photo scenes (street, documents, screens, in turn) with their boxes drawn;
+    scene ``k`` uses ``np.random.default_rng([seed, 7, k])``. PNG shrunk until < ``max_bytes``."""
+    from .generators import GENERATORS
+
+    scenes = [GENERATORS[PHOTO_GENERATORS[k % len(PHOTO_GENERATORS)]].fn(np.random.default_rng([seed, 7, k])) for k in range(n)]
+    while True:
+        ok, buf = cv2.imencode(".png", _photo_sheet(scenes, cell), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        if len(buf) <= max_bytes or cell <= 200:
+            path.write_bytes(buf.tobytes())
+            return
+        cell -= 40
+
+
+def _photo_sheet(scenes, cell: int) -> np.ndarray:
+    tiles = []
+    for img, labels in scenes:
+        img = img.copy()
+        h, w = img.shape[:2]
+        s = cell / max(h, w)
+        thick = max(1, round(1.5 / s))
+        for cls, (x0, y0, x1, y1) in labels:
+            col = tuple(int(v) for v in np.random.default_rng(class_id(cls)).integers(60, 255, 3))
+            cv2.rectangle(img, (int(x0), int(y0)), (int(x1), int(y1)), col, thick)
+            if cls not in TEXT_CLASSES:  # name the objects; field boxes stay unnamed to keep it legible
+                cv2.putText(img, cls, (int(x0), max(12, int(y0) - 3)), 0, 0.33 / s, col, thick)
+        img = cv2.resize(img, (max(1, int(w * s)), max(1, int(h * s))), interpolation=cv2.INTER_AREA)
+        tiles.append(cv2.copyMakeBorder(img, 0, cell - img.shape[0], 0, cell - img.shape[1], cv2.BORDER_CONSTANT, value=(40, 40, 40)))
+    while len(tiles) % 4:
+        tiles.append(np.full((cell, cell, 3), 40, np.uint8))
+    return np.vstack([np.hstack(tiles[r : r + 4]) for r in range(0, len(tiles), 4)])

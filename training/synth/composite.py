@@ -95,7 +95,7 @@ def drop_shadow(bg: np.ndarray, mask: np.ndarray, offset: tuple[float, float], s
     """Darken ``bg`` under a soft copy of ``mask`` shifted by ``offset`` (x, y) px."""
     M = np.float32([[1, 0, offset[0]], [0, 1, offset[1]]])
     sh = cv2.warpAffine(mask, M, (mask.shape[1], mask.shape[0]))
-    sh = cv2.GaussianBlur(sh, (0, 0), max(0.5, sigma)).astype(np.float32) / 255.0
+    sh = lookmatch.soft_blur(sh, max(0.5, sigma)).astype(np.float32) / 255.0
     return np.clip(bg.astype(np.float32) * (1 - strength * sh[..., None]), 0, 255).astype(np.uint8)
 
 

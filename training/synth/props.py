@@ -24,10 +24,14 @@ PLAIN = ((235, 235, 235), (200, 200, 205), (60, 60, 62), (35, 35, 40), (180, 190
 
 def wood(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     """Wooden table top: long grain lines wobbling along x, fine streaks, two-colour palette."""
+    return cv2.resize(_wood(rng, max(8, h // 2), max(8, w // 2)), (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _wood(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     dark, light = (np.float32(c) for c in WOODS[int(rng.integers(0, len(WOODS)))])
     yy = np.arange(h, dtype=np.float32)[:, None]
     warp = _noise(rng, h, w, h / 3, w / 2) * rng.uniform(20, 60) + _noise(rng, h, w, 20, 200) * 4
-    t = 0.5 + 0.5 * np.sin((yy + warp) / rng.uniform(6, 18))
+    t = 0.5 + 0.5 * np.sin((yy + warp) / rng.uniform(3, 9))
     t = t ** rng.uniform(1.5, 4) * 0.6 + 0.4 * (0.5 + 0.2 * _noise(rng, h, w, 2, 80))
     img = dark + (light - dark) * np.clip(t, 0, 1)[..., None]
     if rng.random() < 0.5:  # planks
@@ -124,7 +128,10 @@ def hand(rng: np.random.Generator, cw: int, ch: int, margin: int) -> tuple[np.nd
     Returns (BGR skin layer, alpha of palm and fingers behind the card, alpha of the thumb in front);
     both alphas are uint8 (ch + 2 margin, cw + 2 margin) with soft edges.
     """
-    H, W = ch + 2 * margin, cw + 2 * margin
+    fullsize = (cw + 2 * margin, ch + 2 * margin)
+    q = 4  # skin is smooth: draw at a quarter of the size, then scale up
+    cw, ch, margin = cw / q, ch / q, margin / q
+    H, W = fullsize[1] // q, fullsize[0] // q
     tone = np.float32(SKIN[int(rng.integers(0, len(SKIN)))]) * rng.uniform(0.92, 1.08)
     back, front = np.zeros((H, W), np.uint8), np.zeros((H, W), np.uint8)
     unit = min(cw, ch)  # a hand is sized by the object's short side (a card's height, a phone's width)
@@ -132,18 +139,16 @@ def hand(rng: np.random.Generator, cw: int, ch: int, margin: int) -> tuple[np.nd
     side = 1 if rng.random() < 0.5 else -1  # hand on the right or the left edge
     ex = margin + (cw if side > 0 else 0)  # the card edge the hand holds
     ty = margin + ch * rng.uniform(0.5, 0.75)
-    # palm: a wide rounded blob beyond the edge, lower part of the card's height
-    palm_c = (int(ex + side * unit * 0.45), int(margin + ch * rng.uniform(0.75, 0.95)))
-    cv2.ellipse(back, palm_c, (int(unit * 0.42), int(unit * 0.6)), side * rng.uniform(10, 35), 0, 360, 255, -1, cv2.LINE_AA)
-    # fingers behind the card: from the palm, their tips just past the held edge
-    fy = margin + ch * rng.uniform(0.1, 0.2)
-    for k in range(4):
-        y = fy + k * r * 2.05
-        _capsule(back, (palm_c[0], y + r), (ex - side * r * rng.uniform(0.2, 0.8), y), r * (0.95 - 0.05 * k))
-    # thumb in front: from the palm over the card face
-    _capsule(front, (ex + side * r * 3, ty + r * 2.5), (ex - side * r * rng.uniform(1.5, 2.8), ty - r * rng.uniform(0.2, 1.2)), r * 1.1)
-    back = cv2.GaussianBlur(back, (0, 0), max(1.0, r * 0.08))
-    front = cv2.GaussianBlur(front, (0, 0), max(1.0, r * 0.08))
+    # palm: a rounded blob at the held edge, mostly behind the object; the fingers are behind it too
+    palm_c = (int(ex + side * unit * rng.uniform(0.15, 0.3)), int(margin + ch * rng.uniform(0.6, 0.85)))
+    cv2.ellipse(back, palm_c, (int(unit * rng.uniform(0.22, 0.3)), int(unit * rng.uniform(0.38, 0.5))),
+                side * rng.uniform(5, 30), 0, 360, 255, -1, cv2.LINE_AA)
+    # wrist and forearm, out past the canvas edge
+    _capsule(back, palm_c, (palm_c[0] + side * unit * 1.6, palm_c[1] + unit * 1.4), unit * rng.uniform(0.2, 0.26))
+    # thumb in front: from the palm over the object's face
+    _capsule(front, (palm_c[0], ty + r * 2), (ex - side * r * rng.uniform(1.2, 2.5), ty - r * rng.uniform(0.2, 1.2)), r * 1.1)
+    back = cv2.GaussianBlur(back, (0, 0), max(0.5, r * 0.08))
+    front = cv2.GaussianBlur(front, (0, 0), max(0.5, r * 0.08))
     xx = np.linspace(-1, 1, W, dtype=np.float32)[None, :] * side
     yy = np.linspace(-1, 1, H, dtype=np.float32)[:, None]
     light = 1.0 + 0.12 * (-xx * 0.5 - yy * 0.5) + 0.03 * _noise(rng, H, W, r * 2, r * 2)
@@ -154,7 +159,8 @@ def hand(rng: np.random.Generator, cw: int, ch: int, margin: int) -> tuple[np.nd
         k = np.clip(d / r, 0, 1) ** 0.5 * 0.3 + 0.7
         sel = a > 0
         skin[sel] *= k[sel][:, None]
-    return np.clip(skin, 0, 255).astype(np.uint8), back, front
+    skin = cv2.resize(np.clip(skin, 0, 255).astype(np.uint8), fullsize, interpolation=cv2.INTER_LINEAR)
+    return skin, cv2.resize(back, fullsize, interpolation=cv2.INTER_LINEAR), cv2.resize(front, fullsize, interpolation=cv2.INTER_LINEAR)
 
 
 def device_frame(rng: np.random.Generator, screen: np.ndarray, phone: bool) -> tuple[np.ndarray, np.ndarray, int]:

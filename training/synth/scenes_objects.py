@@ -59,12 +59,12 @@ def _lay_out(rng: np.random.Generator, names, plane: np.ndarray, px_per_mm: floa
 def table_documents(rng: np.random.Generator):
     """Cards, IDs, receipts, tickets, letters and labels lying on a table, photographed at a tilt."""
     W, H = int(rng.integers(900, 1500)), int(rng.integers(700, 1100))
-    pw, ph = 1500, 1125
+    pw, ph = 1280, 960
     plane = props.surface(rng, ph, pw)
     theme = THEMES[int(rng.choice(len(THEMES), p=[0.2, 0.35, 0.25, 0.2]))]  # held_document shows cards too
     names = [str(n) for n in rng.choice(theme, int(rng.integers(2, min(4, len(theme)) + 1)), replace=False)]
     names.sort(key=lambda n: -WIDTH_MM[n])  # papers first, cards on top of them, as people leave them
-    px_per_mm = pw / rng.uniform(350, 900)  # the plane shows 35-90 cm of table
+    px_per_mm = pw / rng.uniform(300, 800)  # the plane shows 30-80 cm of table
     layers = _lay_out(rng, names, plane, px_per_mm)
     plane = (plane.astype(np.float32) * props.light_falloff(rng, ph, pw)[..., None]).clip(0, 255).astype(np.uint8)
     V = _camera_view(rng, pw, ph, W, H, (0.0, 0.7))
@@ -90,7 +90,7 @@ def _backdrop(rng: np.random.Generator, W: int, H: int) -> Background:
         img = props.plain(rng, H // 4, W // 4)
         return Background(cv2.resize(img, (W, H)), [], lookmatch.random_look(rng), "procedural")
     img = cv2.resize(bg.img, (W, H), interpolation=cv2.INTER_LINEAR)
-    img = cv2.GaussianBlur(img, (0, 0), rng.uniform(2, 8) * max(W, H) / 1000)  # depth of field
+    img = lookmatch.soft_blur(img, rng.uniform(2, 8) * max(W, H) / 1000)  # depth of field
     return Background(img, [], bg.look, bg.source)  # its labels are blurred away; its unknowns are recorded
 
 
@@ -101,16 +101,17 @@ def held_document(rng: np.random.Generator):
     name = str(rng.choice(HELD))
     card, labels = ob.OBJECTS[name](rng)
     ch, cw = card.shape[:2]
-    m = int(ch * 0.6)
+    m = int(ch * 1.1)  # room for the hand and forearm around the card
     skin, back, front = props.hand(rng, cw, ch, m)
     canvas = skin.copy()
     canvas[m : m + ch, m : m + cw] = card
-    glare_mask = np.zeros(canvas.shape[:2], np.float32)
-    if rng.random() < 0.4:  # laminated cards catch a light source
-        cv2.ellipse(glare_mask, (int(m + rng.uniform(0.2, 0.8) * cw), int(m + rng.uniform(0.2, 0.8) * ch)),
-                    (int(cw * rng.uniform(0.1, 0.3)), int(ch * rng.uniform(0.05, 0.2))), rng.uniform(0, 180), 0, 360, 1.0, -1)
-        glare_mask = cv2.GaussianBlur(glare_mask, (0, 0), ch * 0.05) * rng.uniform(0.3, 0.7)
-        canvas = (canvas * (1 - glare_mask[..., None]) + 255 * glare_mask[..., None]).astype(np.uint8)
+    if rng.random() < 0.4:  # laminated cards catch a light source (a soft highlight, drawn small)
+        glare = np.zeros((canvas.shape[0] // 4, canvas.shape[1] // 4), np.float32)
+        cv2.ellipse(glare, (int((m + rng.uniform(0.2, 0.8) * cw) / 4), int((m + rng.uniform(0.2, 0.8) * ch) / 4)),
+                    (int(cw * rng.uniform(0.1, 0.3) / 4), int(ch * rng.uniform(0.05, 0.2) / 4)), rng.uniform(0, 180), 0, 360, 1.0, -1)
+        glare = cv2.GaussianBlur(glare, (0, 0), ch * 0.05 / 4) * rng.uniform(0.3, 0.7)
+        glare = cv2.resize(glare, (canvas.shape[1], canvas.shape[0]))[..., None]
+        canvas = (canvas * (1 - glare) + 255 * glare).astype(np.uint8)
     front_only = front.copy()
     canvas[front > 127] = skin[front > 127]
     alpha = np.maximum(back, front)

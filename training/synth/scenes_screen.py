@@ -29,27 +29,42 @@ def _emissive(screen: np.ndarray, look: lookmatch.Look, rng: np.random.Generator
     out = black + screen.astype(np.float32) * ((white - black) / 255.0)
     if rng.random() < 0.5:
         h, w = screen.shape[:2]
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         period, ang = rng.uniform(6, 40), rng.uniform(0, np.pi)
-        phase = 2 * np.pi * (xx * np.cos(ang) + yy * np.sin(ang)) / period
+        u = 2 * np.pi * np.arange(w, dtype=np.float32) * np.cos(ang) / period
+        v = 2 * np.pi * np.arange(h, dtype=np.float32) * np.sin(ang) / period
         amp = rng.uniform(0.02, 0.07)
-        # the sensor's colour filters beat with the sub-pixels at different phases: rainbow fringes
-        out *= 1 + amp * np.stack([np.cos(phase + k * 2.1) for k in range(3)], -1)
+        # the sensor's colour filters beat with the sub-pixels at different phases: rainbow fringes;
+        # cos(u + v + k) = cos u cos(v + k) - sin u sin(v + k): two outer products per channel
+        for k in range(3):
+            out[..., k] *= 1 + amp * (np.outer(np.cos(v + k * 2.1), np.cos(u)) - np.outer(np.sin(v + k * 2.1), np.sin(u)))
     return out
 
 
 def _glare(img: np.ndarray, mask: np.ndarray, rng: np.random.Generator, backdrop: np.ndarray) -> np.ndarray:
     """Veiling glare from a light source and a faint mirror image of the room on the glass."""
+    ys, xs = np.nonzero(mask)
+    if ys.size == 0:
+        return img
+    # only the screen's bounding box changes
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    roi = (slice(y0, y1), slice(x0, x1))
+    img = img.copy()
+    img[roi] = _glare_roi(img[roi], mask[roi], rng, backdrop[roi])
+    return img
+
+
+def _glare_roi(img: np.ndarray, mask: np.ndarray, rng: np.random.Generator, backdrop: np.ndarray) -> np.ndarray:
     H, W = mask.shape
     m = mask.astype(np.float32)[..., None] / 255.0
     out = img.astype(np.float32)
     if rng.random() < 0.5:
-        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
         cx, cy, sx, sy = rng.uniform(0, W), rng.uniform(0, H), W * rng.uniform(0.1, 0.35), H * rng.uniform(0.1, 0.35)
-        g = np.exp(-(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2)) * rng.uniform(0.2, 0.6)
+        gx = np.exp(-((np.arange(W, dtype=np.float32) - cx) / sx) ** 2)
+        gy = np.exp(-((np.arange(H, dtype=np.float32) - cy) / sy) ** 2)
+        g = np.outer(gy, gx) * rng.uniform(0.2, 0.6)
         out += (255 - out) * g[..., None] * m
     if rng.random() < 0.5:
-        mirror = cv2.GaussianBlur(cv2.flip(backdrop, 1), (0, 0), 6).astype(np.float32)
+        mirror = lookmatch.soft_blur(cv2.flip(backdrop, 1), 6).astype(np.float32)
         out = out * (1 - 0.1 * m) + mirror * 0.1 * m
     return np.clip(out, 0, 255).astype(np.uint8)
 
@@ -71,11 +86,14 @@ def screen_filmed(rng: np.random.Generator):
     dh, dw = device.shape[:2]
     thumb = None
     if phone:
-        m = int(min(dw, dh) * 0.6)
+        m = int(min(dw, dh) * 0.9)
         skin, back, front = props.hand(rng, dw, dh, m)
         canvas = lookmatch.expose(skin, bg.look)
-        canvas[m : m + dh, m : m + dw] = np.where(alpha[..., None] > 127, exposed, canvas[m : m + dh, m : m + dw])
-        canvas[front > 127] = lookmatch.expose(skin, bg.look)[front > 127]
+        thumb_sel = front > 127
+        thumb_px = canvas[thumb_sel]
+        held = canvas[m : m + dh, m : m + dw]
+        held[alpha > 127] = exposed[alpha > 127]
+        canvas[thumb_sel] = thumb_px
         full = np.maximum(back, front)
         full[m : m + dh, m : m + dw] = np.maximum(full[m : m + dh, m : m + dw], alpha)
         labels = [(c, (b[0] + m, b[1] + m, b[2] + m, b[3] + m)) for c, b in labels]
@@ -87,13 +105,12 @@ def screen_filmed(rng: np.random.Generator):
         size = W * rng.uniform(0.75, 1.25)
         quad = pose_quad(dw, dh, (W * rng.uniform(0.4, 0.6), H * rng.uniform(0.4, 0.6)), size,
                          yaw=rng.uniform(-0.7, 0.7), pitch=rng.normal(0, 0.15), roll=rng.normal(0, 0.05), distance=rng.uniform(1.5, 3))
-    src = np.clip(exposed, 0, 255).astype(np.uint8)
-    img, layer = paste_layer(bg.img, src, quad, labels, bg.look, rng, alpha=alpha, exposed=exposed)
+    img, layer = paste_layer(bg.img, exposed, quad, labels, bg.look, rng, alpha=alpha, exposed=exposed)
     layers = [layer]
-    M = homography(src.shape[1], src.shape[0], quad)
+    M = homography(exposed.shape[1], exposed.shape[0], quad)
     if thumb is not None:
         layers.append(Placed([], cv2.warpPerspective(thumb, M, (W, H), flags=cv2.INTER_NEAREST)))
-    screen_mask = np.zeros(src.shape[:2], np.uint8)
+    screen_mask = np.zeros(exposed.shape[:2], np.uint8)
     off = int(m) if phone else 0
     screen_mask[off + bez : off + bez + screen.shape[0], off + bez : off + bez + screen.shape[1]] = 255
     if thumb is not None:
