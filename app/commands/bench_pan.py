@@ -150,14 +150,27 @@ def pixel_maps(src: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return changed | (go <= CHANGE_GREY), changed
 
 
-def run_measured(cmd: list[str]) -> tuple[float, float, int, str]:
-    """Run ``cmd``; (wall s, peak RSS MB, exit code, stderr tail) from ``os.wait4``."""
+@dataclass(frozen=True)
+class RunCost:
+    """What one tool's process cost: wall seconds, CPU seconds (user + system, all threads; on a
+    shared machine the fairer comparison), peak RSS in MB, exit code and the end of its stderr."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+    returncode: int
+    stderr_tail: str
+
+
+def run_measured(cmd: list[str]) -> RunCost:
+    """Run ``cmd`` and measure it with ``os.wait4``."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - t0, usage.ru_maxrss / 1024, proc.returncode, err[-600:]
+    wall = time.perf_counter() - t0
+    return RunCost(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, err[-600:])
 
 
 def score_file(clip: PanClip, output: Path) -> FrameScore:
@@ -180,13 +193,14 @@ def bench_pan_export(clips: list[PanClip], work: Path, deface: str | None, repea
             for name, cmd in tools:
                 out = work / f"{clip.path.stem}_{name}_{rep}.mp4"
                 out.unlink(missing_ok=True)
-                wall, rss, rc, err = run_measured(cmd + [str(out)])
-                if rc != 0 or not out.exists():
-                    print(f"pan export {clip.path.stem} {name}: FAILED (exit {rc}): {err.strip()[-300:]}")
+                cost = run_measured(cmd + [str(out)])
+                if cost.returncode != 0 or not out.exists():
+                    print(f"pan export {clip.path.stem} {name}: FAILED (exit {cost.returncode}): {cost.stderr_tail.strip()[-300:]}")
                     continue
                 score = score_file(clip, out)
-                print(f"pan export {clip.path.stem} {name}: {score.frames / wall:.2f} fps ({score.frames} frames in "
-                      f"{wall:.1f} s wall, model loading included), peak RSS {rss:.0f} MB; {score.summary()}")  # fmt: skip
+                print(f"pan export {clip.path.stem} {name}: {score.frames / cost.wall:.2f} fps ({score.frames} frames in "
+                      f"{cost.wall:.1f} s wall, model loading included), {score.frames / cost.cpu:.2f} frames per CPU "
+                      f"second ({cost.cpu:.1f} s CPU), peak RSS {cost.peak_mb:.0f} MB; {score.summary()}")  # fmt: skip
 
 
 class _KeepingSource:

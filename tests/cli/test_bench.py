@@ -43,3 +43,14 @@ def test_bench_prints_wall_and_cpu_and_ort_calls(tmp_path, capsys):
     assert rc == 0
     assert "CPU cores" in out and "s CPU" in out
     assert "inside ORT: detector 9 calls" in out
+
+
+def test_run_measured_reports_cpu_and_peak_memory_of_the_child():
+    import sys
+
+    from app.commands.bench_pan import run_measured
+
+    code = "import numpy as np; a = np.ones(150 << 20, np.uint8); s = sum(i * i for i in range(300_000)); raise SystemExit(3)"
+    cost = run_measured([sys.executable, "-c", code])
+    assert cost.returncode == 3
+    assert cost.peak_mb >= 150 and cost.cpu > 0 and cost.wall >= cost.cpu / 4
