@@ -19,7 +19,8 @@ from app.text.recognisers import PiiSpan
 
 TOKEN = re.compile(r"\S+")
 EDGE_PUNCT = "\"'“”‘’()[]{}<>.,;:!?¡¿*•·|"
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2  # 2: usaddress / probablepeople tags
+READABLE_VERSIONS = (1, 2)  # feature versions this code computes (1: without the parser tags)
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,9 @@ def _context_words(text: str, limit: int = 5) -> list[str]:
 
 
 def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: LineContext, names: NameTable,
-                   rules: list[PiiSpan]) -> list[str]:  # fmt: skip
-    """Feature strings of token ``k`` (``tok``) of a line; see the module docstring."""
+                   rules: list[PiiSpan], tags: tuple[list[str], list[str]] | None = None) -> list[str]:  # fmt: skip
+    """Feature strings of token ``k`` (``tok``) of a line; ``tags``: the line's (usaddress,
+    probablepeople) tag per token (``app.text.parsers.parser_tags``). See the module docstring."""
     raw, word = tok.raw, tok.word
     f = ["bias", f"w={word}", f"sh={shape(raw)}", f"len={_bucket(len(raw), (1, 2, 3, 5, 8, 12, 20, 30))}"]
     padded = f"^{word[:24]}$"
@@ -117,6 +119,10 @@ def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: L
     f.append(f"row={row}")
     if word.isalpha():
         f.append(f"row_name={row}/{_rank_bucket(names.first_rank(word))}/{_rank_bucket(names.last_rank(word))}")
+    if tags is not None:  # the address and name parsers' reading of the whole line
+        address, people = tags
+        f += [f"ua={address[k]}", f"pp={people[k]}", f"ua_pp={address[k]}/{people[k]}"]
+        f += [f"ua{off}={address[k + off]}" for off in (-1, 1) if 0 <= k + off < len(toks)]
     # the rule-based recognisers (validators and context rules)
     for span in rules:
         if span.start < tok.end and tok.start < span.end:

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.core.errors import ModelError
 from app.model_files import model_path
-from app.text.features import FEATURE_VERSION
+from app.text.features import FEATURE_VERSION, READABLE_VERSIONS
 
 FORMAT = "vpd-text-pii/1"
 NONE = "none"
@@ -36,6 +36,11 @@ class TextPiiModel:
     bias: np.ndarray
     classes: tuple[str, ...]
     meta: dict
+
+    @property
+    def feature_version(self) -> int:
+        """Version of the features the weights were trained on (``app.text.features``)."""
+        return int(self.meta.get("feature_version", FEATURE_VERSION))
 
     @property
     def dim(self) -> int:
@@ -82,9 +87,9 @@ def load_model(path: Path | None = None) -> TextPiiModel:
         meta = json.loads(str(arrays["meta"]))
     except json.JSONDecodeError as exc:
         raise TextModelError(f"text-PII classifier {path} has unreadable metadata; {hint}") from exc
-    if meta.get("format") != FORMAT or meta.get("feature_version") != FEATURE_VERSION:
+    if meta.get("format") != FORMAT or meta.get("feature_version") not in READABLE_VERSIONS:
         raise TextModelError(f"text-PII classifier {path} is format {meta.get('format')!r} / features "
-                             f"v{meta.get('feature_version')}, this app reads {FORMAT} / v{FEATURE_VERSION}; {hint}")  # fmt: skip
+                             f"v{meta.get('feature_version')}, this app reads {FORMAT} / v{READABLE_VERSIONS}; {hint}")  # fmt: skip
     weights, bias, classes = arrays["weights"], arrays["bias"], tuple(str(c) for c in arrays["classes"])
     if weights.ndim != 2 or weights.shape[1] != len(classes) or bias.shape != (len(classes),) or classes[:1] != (NONE,):
         raise TextModelError(f"text-PII classifier {path} has inconsistent shapes "

@@ -97,6 +97,18 @@ def looks_like_document(readings: list[LineReading], region: np.ndarray) -> bool
     return any(is_mrz(r.line.text) for r in inside) or labels >= 2
 
 
+def reads_as_ordinary_text(readings: list[LineReading], region: np.ndarray, min_lines: int = 5,
+                           min_line_score: float = 0.6) -> bool:  # fmt: skip
+    """True when at least ``min_lines`` lines inside ``region`` were read clearly and none of them
+    is a printed document label or an MRZ: a page of a real ID, card or label that reads this
+    well shows its labels, so such a box is a window of ordinary text ("passport" on a vault)."""
+    inside = [r for r in readings if _inside(bounds(r.line), region) and r.line.score >= min_line_score]
+    if len(inside) < min_lines:
+        return False
+    return not any(is_mrz(r.line.text) or (r.line.text.strip() and all(is_template_token(t) for t in r.line.text.split()))
+                   for r in inside)  # fmt: skip
+
+
 def document_fields(readings: list[LineReading], region: np.ndarray, span_box) -> list[Region]:
     """Boxes over the variable fields of the document in ``region``: every run of non-template
     tokens of every line inside it. ``span_box(line, start, end)`` maps a character span to xyxy."""
@@ -168,11 +180,9 @@ def address_blocks(readings: list[LineReading], min_p: float = 0.25) -> list[Reg
     return out
 
 
-def contradicted(box: np.ndarray, readings: list[LineReading], max_private: float = 0.25, min_cover: float = 0.5,
-                 min_line_score: float = 0.6) -> bool:  # fmt: skip
-    """True when the lines under ``box`` (xyxy) cover at least ``min_cover`` of it, all were read
-    clearly (OCR score ≥ ``min_line_score``) and none is private with P > ``max_private``."""
-    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+def _lines_under(box: np.ndarray, readings: list[LineReading]) -> tuple[list[LineReading], float]:
+    """Readings of the lines that lie mostly (> 30 % of their area) under ``box`` and the area of
+    ``box`` they cover."""
     covered, under = 0.0, []
     for r in readings:
         x0, y0, x1, y1 = bounds(r.line)
@@ -181,6 +191,55 @@ def contradicted(box: np.ndarray, readings: list[LineReading], max_private: floa
         if iw * ih > 0.3 * max((x1 - x0) * (y1 - y0), 1e-6):
             covered += iw * ih
             under.append(r)
+    return under, covered
+
+
+def contradicted(box: np.ndarray, readings: list[LineReading], max_private: float = 0.25, min_cover: float = 0.5,
+                 min_line_score: float = 0.6) -> bool:  # fmt: skip
+    """True when the lines under ``box`` (xyxy) cover at least ``min_cover`` of it, all were read
+    clearly (OCR score ≥ ``min_line_score``) and none is private with P > ``max_private``."""
+    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+    under, covered = _lines_under(box, readings)
     if not under or covered < min_cover * area:
         return False
     return all(r.line.score >= min_line_score and r.p_private <= max_private and not r.spans for r in under)
+
+
+def read_detector_box(box: np.ndarray, class_name: str, score: float, readings: list[LineReading], span_box,
+                      weak: float = 0.25, min_cover: float = 0.5, min_line_score: float = 0.6) -> list[Region] | None:  # fmt: skip
+    """What the reading makes of a detector text-PII box (xyxy): ``None`` when the lines under it
+    cover less than ``min_cover`` of it or one of them was not read clearly (the box then stands
+    as it is); otherwise one box per line under it that holds a token the reading finds at least
+    weakly private (P(private) ≥ ``weak``, or inside a span), over that line's words inside the
+    detector box (the line's part inside it), with its class and score. Lines with no such token are cut out of
+    the box (the message preview under a name); an empty list means the reading contradicts the
+    whole box (a headline): it goes. On a line with evidence the detector's extent stands, since
+    the classifier can be blind to part of it (a display name beside a handle)."""
+    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+    under, covered = _lines_under(box, readings)
+    if not under or covered < min_cover * area or any(r.line.score < min_line_score for r in under):
+        return None
+    out = []
+    for r in under:
+        in_box = [_token_in_box(r, k, box) for k in range(len(r.token_bounds))]
+        keep = [in_box[k] and (1.0 - float(r.p_none[k]) >= weak or any(sp.start < e and s < sp.end for sp in r.spans))
+                for k, (s, e) in enumerate(r.token_bounds)]  # fmt: skip
+        if not any(keep):
+            continue
+        # the detector's extent stands on a line with evidence ("shork @noiob@awoo.space"): all
+        # of the line inside the box, on the rows of its ink
+        ks = [k for k, v in enumerate(in_box) if v]
+        b = span_box(r.line, r.token_bounds[ks[0]][0], r.token_bounds[ks[-1]][1]).copy()
+        lx0, _, lx1, _ = bounds(r.line)
+        b[0], b[2] = min(b[0], max(float(box[0]), lx0)), max(b[2], min(float(box[2]), lx1))
+        out.append(Region(b, class_name, score, "detector box, read"))
+    return out
+
+
+def _token_in_box(r: LineReading, k: int, box: np.ndarray) -> bool:
+    """True when token ``k``'s share of the line (apportioned by characters) centres inside ``box``."""
+    x0, _, x1, _ = bounds(r.line)
+    s, e = r.token_bounds[k]
+    n = max(len(r.line.text), 1)
+    cx = x0 + (x1 - x0) * (s + e) / (2 * n)
+    return float(box[0]) <= cx <= float(box[2])

@@ -20,12 +20,14 @@ from app.text.classifier import LineReading, TextPiiClassifier
 from app.text.layout import line_contexts
 from app.text.lines import TextLine, fit_rows_to_ink, span_xyxy
 from app.text.recognisers import find_pii
-from app.text.regions import (DOCUMENT_CLASSES, Region, address_blocks, contradicted, document_fields, looks_like_document,
-                              mrz_regions, template_spans_inside)  # fmt: skip
+from app.text.regions import (DOCUMENT_CLASSES, Region, address_blocks, document_fields, looks_like_document, mrz_regions,
+                              read_detector_box, reads_as_ordinary_text, template_spans_inside)  # fmt: skip
 
 log = logging.getLogger(__name__)
 
 DOCUMENT_MIN_SCORE = 0.3  # detector document boxes weaker than this do not switch on document mode
+# Documents whose every page shows printed labels; a shipping label or slip may be plain prose.
+PAGE_CLASSES = ("passport", "id_card", "payment_card")
 
 
 @dataclass
@@ -36,8 +38,8 @@ class ScreenReading:
     regions: list[Region] = field(default_factory=list)
     frame: np.ndarray | None = None
 
-    def detections(self) -> Detections:
-        """The regions as ``Detections`` over ``TEXT_PII``, tagged ``Source.OCR``."""
+    def detections(self, source: Source = Source.OCR) -> Detections:
+        """The regions as ``Detections`` over ``TEXT_PII``, tagged ``source``."""
         if not self.regions:
             return Detections.empty(TEXT_PII)
         index = {n: i for i, n in enumerate(TEXT_PII)}
@@ -45,7 +47,7 @@ class ScreenReading:
         return Detections(np.array([r.xyxy for r in self.regions], np.float32).reshape(n, 4),
                           np.array([r.score for r in self.regions], np.float32),
                           np.array([index[r.class_name] for r in self.regions], np.int32), TEXT_PII,
-                          sources=np.full(n, Source.OCR, np.int8))  # fmt: skip
+                          sources=np.full(n, source, np.int8))  # fmt: skip
 
 
 def _span_box(frame: np.ndarray):
@@ -70,28 +72,50 @@ def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiCla
 
 
 def refine(fused: Detections, reading: ScreenReading) -> Detections:
-    """``fused`` (all detectors) adjusted by the text reading: document fields added for document
-    boxes of the detector, contradicted detector text-PII boxes dropped. Unchanged without a
-    classifier reading."""
+    """``fused`` (all detectors) adjusted by the text reading. Unchanged without a classifier reading.
+
+    * A detector text-PII box over clearly read lines is cut down to the lines under it that hold
+      a word the reading finds at least weakly private (``read_detector_box``); with none, it is
+      dropped (a headline, a message preview). Boxes over text the OCR could not read stay.
+    * A detector document box (passport, ID, card, label) whose text reads like a document gets
+      its variable fields hidden one by one, and OCR spans on its printed labels go. A passport,
+      ID or payment-card box over many clearly read lines with no labels and no MRZ (a window of
+      ordinary text) is dropped.
+    """
     if not reading.readings or not len(fused) or reading.frame is None:
         return fused
     labels = fused.labels
     from_detector = fused.sources == Source.DETECTOR
+    span_box = _span_box(reading.frame)
+    drop = np.zeros(len(fused), bool)
     added: list[Region] = []
-    drop = np.array([bool(from_detector[i] and labels[i] in TEXT_PII and contradicted(fused.xyxy[i], reading.readings))
-                     for i in range(len(fused))], bool)  # fmt: skip
-    for i in np.flatnonzero(from_detector & (fused.scores >= DOCUMENT_MIN_SCORE)):
+    narrowed: list[Region] = []  # detector text boxes cut down to the words the reading backs
+    for i in np.flatnonzero(from_detector):
+        if labels[i] not in TEXT_PII:
+            continue
+        read = read_detector_box(fused.xyxy[i], labels[i], float(fused.scores[i]), reading.readings, span_box)
+        if read is not None:
+            drop[i] = True
+            narrowed += read
+    for i in np.flatnonzero(from_detector):
         area = fused.xyxy[i]
-        if labels[i] in DOCUMENT_CLASSES and looks_like_document(reading.readings, area):
-            added += document_fields(reading.readings, area, _span_box(reading.frame))
+        if labels[i] not in DOCUMENT_CLASSES:
+            continue
+        if labels[i] in PAGE_CLASSES and reads_as_ordinary_text(reading.readings, area):
+            drop[i] = True
+        elif fused.scores[i] >= DOCUMENT_MIN_SCORE and looks_like_document(reading.readings, area):
+            added += document_fields(reading.readings, area, span_box)
             # OCR spans on the document's printed labels are not private
             ocr = np.flatnonzero((fused.sources == Source.OCR) & ~drop)
             as_regions = [Region(fused.xyxy[j], labels[j], float(fused.scores[j]), "") for j in ocr]
             kept = {id(g) for g in template_spans_inside(as_regions, reading.readings, area)}
             drop[ocr[[id(g) not in kept for g in as_regions]]] = True
     if drop.any():
-        log.info("text reading dropped %d detector text box(es) on lines read as not private", int(drop.sum()))
+        log.info("text reading replaced or dropped %d detector box(es) (%d word boxes kept)", int(drop.sum()), len(narrowed))
     out = fused.take(~drop)
+    parts = [out]
     if added:
-        out = concat([out, ScreenReading(regions=added).detections()], fused.class_names)
-    return out
+        parts.append(ScreenReading(regions=added).detections())
+    if narrowed:
+        parts.append(ScreenReading(regions=narrowed).detections(Source.DETECTOR))
+    return concat(parts, fused.class_names) if len(parts) > 1 else out

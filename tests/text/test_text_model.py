@@ -62,3 +62,23 @@ def test_ocr_uses_rules_with_a_note_when_the_default_file_is_broken(tmp_path, mo
     classifier, warning = OcrPiiDetector.load_classifier(OcrSettings())
     assert classifier is None and "rules only" in warning and "cannot be read" in warning
     assert json.loads(json.dumps(warning))  # plain text for the user
+
+
+def test_a_version_1_file_reads_without_the_parser_features(tmp_path, monkeypatch):
+    from app.text import classifier as clf_module
+    from app.text.classifier import TextPiiClassifier
+    from app.text.gazetteer import NameTable
+    from app.text.lines import TextLine
+
+    path = tmp_path / "v1.npz"
+    tiny_model(version=1).save(path)
+    model = load_model(path)
+    assert model.feature_version == 1
+
+    def no_parsers(*_):
+        raise AssertionError("a version-1 model must not get parser features")
+
+    monkeypatch.setattr(clf_module, "parser_tags", no_parsers)
+    line = TextLine("Adam Wright", np.array([[0, 0], [100, 0], [100, 20], [0, 20]], np.float32), 0.99)
+    reading = TextPiiClassifier(model, NameTable({}, {}, "test")).read([line])
+    assert len(reading[0].token_bounds) == 2

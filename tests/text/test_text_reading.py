@@ -113,11 +113,27 @@ def test_a_detector_boxed_id_card_without_mrz_is_read_field_by_field(classifier)
     assert not any(covered(added, lab, 0.3) for lab in labels)
 
 
-def test_a_document_box_on_ordinary_ui_text_does_not_blank_it(classifier):
-    lines = [line(t, 40, 40 + 50 * i, 26) for i, t in enumerate(["Vault", "All items", "Favourites", "Settings", "Lock now"])]
+@pytest.mark.parametrize("texts, dropped", [
+    (["Vault", "All items", "Favourites", "Settings", "Lock now"], True),  # a window read clearly: no labels, no MRZ
+    (["Vault", "All items", "Favourites"], False),  # too little read to judge: the box stays
+])
+def test_a_document_box_on_ordinary_ui_text_does_not_blank_it(classifier, texts, dropped):
+    lines = [line(t, 40, 40 + 50 * i, 26) for i, t in enumerate(texts)]
     reading = read_screen(lines, FRAME, classifier)
     fused = refine(detections([[0, 0, 600, 400]], ["passport"]), reading)
-    assert len(fused) == 1  # the detector's box stays for the policy to judge; no fields added
+    assert len(fused) == (0 if dropped else 1)  # no fields added either way
+
+
+def test_a_detector_name_box_over_a_message_preview_shrinks_to_the_name(classifier):
+    lines = [line("Inbox", 40, 20, 40), line("Adam Wright", 120, 100, 34),
+             line("Thanks, the invoice for the new office chairs is attached", 120, 136, 28)]
+    reading = read_screen(lines, FRAME, classifier)
+    fused = refine(detections([[116, 97, 1016, 166]], ["person_name"]), reading)  # one box over name and preview
+    boxes = fused.take(fused.sources == Source.DETECTOR).xyxy
+    assert len(boxes) >= 1 and all(b[3] <= 136 + 2 for b in boxes), boxes  # on the name line only
+    from app.text.regions import Region
+
+    assert covered([Region(b, "person_name", 0.7, "") for b in boxes], lines[1])
 
 
 def test_a_detector_text_box_on_a_headline_is_dropped_and_one_on_a_name_kept(classifier):
