@@ -31,7 +31,9 @@ class GapFillSettings:
     ``min_speed`` bound the object's speed between hits for the corridor. ``hold_per_hit`` (0 =
     off): a track's hold is at most this many frames per hit it has, so one stray detection is
     held briefly while an object the detector kept seeing is held the full ``hold_frames``: the
-    hold protects what the detector loses, and it had never been seeing a one-off box."""
+    hold protects what the detector loses, and it had never been seeing a one-off box.
+    ``link_growth``: how far (in box short sides per frame unseen) a hit may lie from a track's
+    predicted scene position and still join it (0: only overlapping or within one short side)."""
 
     max_gap_frames: int = 90
     hold_frames: int = 30
@@ -42,6 +44,7 @@ class GapFillSettings:
     motion_pad: float = 2.0
     speed_margin: float = 1.5
     min_speed: float = 0.0
+    link_growth: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -81,10 +84,12 @@ class TrackHits:
     xyxy: np.ndarray
 
 
-def link_tracks(hits: Mapping[int, Detections], max_gap_frames: int) -> list[TrackHits]:
+def link_tracks(hits: Mapping[int, Detections], max_gap_frames: int, growth: float = 0.25) -> list[TrackHits]:
     """Group per-frame detections into tracks (same class, overlapping after motion prediction,
-    or near it in units of the box's short side: neighbouring text lines stay apart)."""
-    tracker = PrivacyTracker(TrackerSettings(hold=max_gap_frames, optical_flow=False, gate_short_side=True))
+    or near it in units of the box's short side, ``growth`` more per frame unseen: neighbouring
+    text lines stay apart)."""
+    tracker = PrivacyTracker(TrackerSettings(hold=max_gap_frames, optical_flow=False, gate_short_side=True,
+                                             gate_growth=growth))  # fmt: skip
     rows: dict[int, list[tuple[int, np.ndarray, int, float]]] = {}
     if not hits:
         return []
@@ -209,7 +214,7 @@ def fill_gaps(
     frame), boxes are carried in scene coordinates: a pan or scroll moves them with the picture."""
     motion = motion or ClipMotion.still(n_frames)
     scene = {f: d.with_boxes(d.xyxy - motion.shift4(f)) if len(d) else d for f, d in hits.items()}
-    tracks = link_tracks(scene, settings.max_gap_frames)
+    tracks = link_tracks(scene, settings.max_gap_frames, settings.link_growth)
     added: dict[int, list[tuple[np.ndarray, TrackHits]]] = {}
     for tr in tracks:
         for g, boxes in fill_track(tr, n_frames, settings, motion).items():

@@ -32,7 +32,10 @@ class TrackerSettings:
     each side. ``error_sigmas``/``max_dilate_px``: growth of a held box
     from its accumulated measured motion error, and its cap in pixels. ``gate_short_side``: the
     distance gate is in box short sides instead of diagonals (boxes in motion-compensated scene
-    coordinates barely move: a text line must not be linked to the next line down)."""
+    coordinates barely move: a text line must not be linked to the next line down).
+    ``max_size_ratio``: a detection links to a track only when its width or its height is within
+    this factor of the track's (an object does not double in size
+    while unseen; linking two false boxes of different sizes made one box sweep the frame)."""
 
     hold: float = 15
     iou_match: float = 0.05
@@ -44,6 +47,7 @@ class TrackerSettings:
     max_dilate_px: float = 48.0
     optical_flow: bool = True
     gate_short_side: bool = False
+    max_size_ratio: float = 1.5
 
 
 @dataclass
@@ -187,7 +191,12 @@ class PrivacyTracker:
             unseen = np.array([tr.since_hit for tr in self.tracks], np.float32)[None, :]
             gate = diag * (s.gate_diag + s.gate_growth * unseen)  # search wider the longer unseen
             near = np.clip(1 - dist / np.maximum(gate, 1e-6), 0, 1)
+            dw, dh = (dets.xyxy[:, 2] - dets.xyxy[:, 0])[:, None], (dets.xyxy[:, 3] - dets.xyxy[:, 1])[:, None]
+            # Both sides: an object entering past the frame edge grows along one axis only.
+            ratio = np.minimum(np.maximum(dw, bw[None]) / np.maximum(np.minimum(dw, bw[None]), 1e-6),
+                               np.maximum(dh, bh[None]) / np.maximum(np.minimum(dh, bh[None]), 1e-6))  # fmt: skip
             iou = np.where(iou >= s.iou_match, 1.0 + iou, near * 0.99)
+            iou = np.where(ratio <= s.max_size_ratio, iou, 0.0)
             same = dets.class_ids[:, None] == np.array([tr.class_id for tr in self.tracks])[None, :]
             iou = np.where(same, iou, 0.0)
         out: list[_Track | None] = [None] * len(dets)

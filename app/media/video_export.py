@@ -279,23 +279,37 @@ def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress:
         inp.container.close()
     if n == 0 or hw is None:
         raise SourceError(f"{source}: no video frames could be decoded")
-    hold = int(round(options.hold_s * inp.fps))
-    max_gap = int(round(options.max_gap_s * inp.fps))
-    # A box seen once is held two detector frames per hit, one the detector kept seeing the full hold.
-    settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * options.stride), hold_frames=max(hold, options.stride),
-                               hold_per_hit=2 * options.stride)  # fmt: skip
     clip_motion = ClipMotion(np.array(offsets, np.float32).reshape(-1, 2), np.array(variance, np.float64))
-    plan = fill_gaps(hits, n, hw, pipeline.class_names, settings, clip_motion)
-    if ocr_hits:
-        # Held for at least one OCR stride both ways (text that appears between two OCR frames is
-        # back-filled from the later one) and linked across one OCR frame that missed it.
-        ocr_settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * ocr_every + 1),
-                                       hold_frames=max(hold, ocr_every))  # fmt: skip
-        ocr_plan = fill_gaps(ocr_hits, n, hw, pipeline.class_names, ocr_settings, clip_motion)
-        plan = _merge_plans(plan, ocr_plan, pipeline.class_names)
+    plan = plan_boxes(hits, ocr_hits, n, hw, inp.fps, pipeline.class_names, options, clip_motion)
     info = {"detected_frames": len(hits), "ocr_frames": len(ocr_hits),
             "hits": sum(len(d) for d in hits.values()) + sum(len(d) for d in ocr_hits.values())}  # fmt: skip
     return plan, info
+
+
+def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: int, hw: tuple[int, int], fps: float,
+               class_names: tuple[str, ...], options: ExportOptions, clip_motion: ClipMotion) -> list[Detections]:  # fmt: skip
+    """The boxes to hide on each of ``n`` frames: the fast tier's ``hits`` and OCR's ``ocr_hits``
+    (frame → policy-selected detections) gap-filled and held in the measured ``clip_motion``."""
+    ocr_every = options.ocr_frames(fps)
+    hold = int(round(options.hold_s * fps))
+    max_gap = int(round(options.max_gap_s * fps))
+    # A box seen once is held two detector frames per hit, one the detector kept seeing the full hold.
+    # Links are made in scene coordinates (the measured pan/scroll taken out), where only objects
+    # that move on their own move: the gate widens by 0.1 box short sides per frame unseen (3 a
+    # second), not the live tracker's 0.25, which linked neighbouring text lines into one slab.
+    settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * options.stride), hold_frames=max(hold, options.stride),
+                               hold_per_hit=2 * options.stride, link_growth=0.1)  # fmt: skip
+    plan = fill_gaps(hits, n, hw, class_names, settings, clip_motion)
+    if ocr_hits:
+        # Held for at least one OCR stride both ways (text that appears between two OCR frames is
+        # back-filled from the later one) and linked across one OCR frame that missed it. Reads
+        # are a second apart: a line read at another scene position (the pan or scroll is
+        # measured and taken out) is another line, so the link gate does not widen with time.
+        ocr_settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * ocr_every + 1),
+                                       hold_frames=max(hold, ocr_every), link_growth=0.0)  # fmt: skip
+        ocr_plan = fill_gaps(ocr_hits, n, hw, class_names, ocr_settings, clip_motion)
+        plan = _merge_plans(plan, ocr_plan, class_names)
+    return plan
 
 
 def _merge_plans(plan: list[Detections], extra: list[Detections], class_names: tuple[str, ...]) -> list[Detections]:

@@ -178,3 +178,34 @@ def test_gap_fill_in_scene_coordinates_follows_a_measured_pan_tightly():
         assert contains(plan[f].xyxy, np.clip(truth[f], 0, 400)), f
         union_w = plan[f].xyxy[:, 2].max() - plan[f].xyxy[:, 0].min()
         assert union_w < 60 + 2 * 4, f  # still about the object's size: nothing grown by age
+
+
+def test_boxes_of_different_size_in_both_sides_are_not_one_track():
+    # Two false boxes a few frames apart, near each other but twice the size on both sides: two
+    # tracks (linked, gap filling would sweep one box between them over the whole gap).
+    tr = PrivacyTracker(TrackerSettings(hold=30, optical_flow=False))
+    a = tr.update(dets([100, 40, 160, 100]), None)
+    for _ in range(5):
+        tr.update(None, None)
+    b = tr.update(dets([110, 50, 230, 170]), None)
+    assert a.track_ids[0] != b.track_ids[0]
+
+
+def test_object_entering_past_the_frame_edge_stays_one_track():
+    # Cut by the left edge: its width triples while its height stays; still the same object.
+    tr = PrivacyTracker(TrackerSettings(hold=30, optical_flow=False))
+    ids = {int(tr.update(dets([0, 40, w, 80]), None).track_ids[0]) for w in (10, 20, 30)}
+    assert len(ids) == 1
+
+
+@pytest.mark.parametrize("growth, tracks", [(0.25, 1), (0.0, 2)])
+def test_gap_fill_link_growth_keeps_lines_read_a_second_apart_apart(growth, tracks):
+    # Two text lines 60 px apart (three line heights), read 30 frames apart on a still picture:
+    # with a gate that widens with time they are linked into one track, without it they stay two.
+    hits = {f: Detections.empty(NAMES) for f in range(40)}
+    hits[0], hits[30] = dets([20, 20, 120, 40]), dets([20, 80, 120, 100])
+    plan = fill_gaps(hits, 40, (200, 400), NAMES, GapFillSettings(max_gap_frames=40, hold_frames=5,
+                                                                   link_growth=growth))  # fmt: skip
+    assert len({int(t) for p in plan for t in p.track_ids}) == tracks
+    if not growth:  # nothing filled between the lines
+        assert not any(contains(plan[f].xyxy, np.array([20, 50, 120, 70])) for f in range(40))
