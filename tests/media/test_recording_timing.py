@@ -57,3 +57,16 @@ def test_source_without_a_clock_is_timed_by_frame_number(tmp_path):
         write(np.zeros((48, 64, 3), np.uint8))
     sink.close()
     assert abs(frame_times(out)[-1] - 49 / 25) < 0.002
+
+
+def test_stream_cli_records_a_5_s_file_as_5_s(tmp_path):
+    from app.dev import main  # the oracle detector lives in the developer entry point only
+
+    clip, out = tmp_path / "five.mp4", tmp_path / "rec.mp4"
+    write_synthetic_clip(clip, SyntheticSource(160, 96, 30, None), 150)  # 5 s at 30 fps
+    assert main(["stream", "--source", str(clip), "--record", str(out), "--fake-detector"]) == 0
+    times = frame_times(out)
+    # Every source frame is recorded at its own time, whatever masking cost (the first ones are
+    # fully masked while the detector starts: still frames of the recording).
+    # Exactly the source's frame times (the wall clock would add model loading and jitter).
+    assert len(times) == 150 and np.allclose(times, np.arange(150) / 30, atol=0.002)
