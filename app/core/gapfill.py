@@ -33,7 +33,9 @@ class GapFillSettings:
     held briefly while an object the detector kept seeing is held the full ``hold_frames``: the
     hold protects what the detector loses, and it had never been seeing a one-off box.
     ``link_growth``: how far (in box short sides per frame unseen) a hit may lie from a track's
-    predicted scene position and still join it (0: only overlapping or within one short side)."""
+    predicted scene position and still join it (0: only overlapping or within one short side).
+    ``speed_baseline``: velocities and speed bounds are measured between hits at least this many
+    frames apart where there are such (1: neighbouring hits)."""
 
     max_gap_frames: int = 90
     hold_frames: int = 30
@@ -45,6 +47,7 @@ class GapFillSettings:
     speed_margin: float = 1.5
     min_speed: float = 0.0
     link_growth: float = 0.25
+    speed_baseline: int = 1
 
 
 @dataclass(frozen=True)
@@ -109,10 +112,22 @@ def link_tracks(hits: Mapping[int, Detections], max_gap_frames: int, growth: flo
     return tracks
 
 
-def _velocity(frames: np.ndarray, xyxy: np.ndarray, k: int, forward: bool) -> np.ndarray:
-    """Centre velocity (px/frame) at hit ``k`` from its neighbour on the side it came from."""
-    j = k - 1 if forward else k + 1
-    if not 0 <= j < len(frames):
+def _partner(frames: np.ndarray, k: int, step: int, baseline: int) -> int:
+    """The hit on the ``step`` (±1) side of hit ``k`` nearest to ``baseline`` frames away or
+    beyond it (the farthest one when all are nearer); ``k`` itself when there is none."""
+    j = k
+    while 0 <= j + step < len(frames):
+        j += step
+        if abs(int(frames[j]) - int(frames[k])) >= baseline:
+            break
+    return j
+
+
+def _velocity(frames: np.ndarray, xyxy: np.ndarray, k: int, forward: bool, baseline: int = 1) -> np.ndarray:
+    """Centre velocity (px/frame) at hit ``k``, measured over at least ``baseline`` frames on the
+    side it came from (a box that jitters by a few px between hits two frames apart is not moving)."""
+    j = _partner(frames, k, -1 if forward else 1, baseline)
+    if j == k:
         return np.zeros(4, np.float32)
     a, b = (j, k) if forward else (k, j)
     return centre_velocity((xyxy[b] - xyxy[a]) / max(1, frames[b] - frames[a]))
@@ -122,7 +137,7 @@ def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillS
                  out: dict[int, list[np.ndarray]], hold: int | None = None) -> None:  # fmt: skip
     """Hold boxes from hit ``k`` forward (or backward) up to, not including, frame ``stop``."""
     f, b = track.frames, track.xyxy
-    v = _velocity(f, b, k, forward)
+    v = _velocity(f, b, k, forward, s.speed_baseline)
     # The largest nearby size: a box clipped by the frame edge understates the object.
     near = b[max(0, k - 2) : k + 3]
     half = np.array([(near[:, 2] - near[:, 0]).max(), (near[:, 3] - near[:, 1]).max()], np.float32) / 2
@@ -140,13 +155,15 @@ def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillS
 
 
 def _speed_bound(track: TrackHits, s: GapFillSettings) -> np.ndarray:
-    """Per-axis speed bound (px/frame): the fastest centre motion seen between hits, times a
-    margin (chords between sparse hits understate speed on curves), plus a floor."""
+    """Per-axis speed bound (px/frame): the fastest centre motion seen between hits at least
+    ``speed_baseline`` frames apart (box jitter over two frames is no speed), times a margin
+    (chords between sparse hits understate speed on curves), plus a floor."""
     f, b = track.frames, track.xyxy
     c = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], 1)
     if len(f) < 2:
         return np.full(2, s.min_speed, np.float32)
-    v = np.abs(np.diff(c, axis=0)) / np.maximum(np.diff(f), 1)[:, None]
+    pairs = [(k, _partner(f, k, 1, s.speed_baseline)) for k in range(len(f) - 1)]
+    v = np.array([np.abs(c[j] - c[k]) / max(1, int(f[j]) - int(f[k])) for k, j in pairs], np.float32)
     return (v.max(0) * s.speed_margin + s.min_speed).astype(np.float32)
 
 

@@ -297,8 +297,10 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
     # Links are made in scene coordinates (the measured pan/scroll taken out), where only objects
     # that move on their own move: the gate widens by 0.1 box short sides per frame unseen (3 a
     # second), not the live tracker's 0.25, which linked neighbouring text lines into one slab.
+    # Speeds are measured over ≥ 1/4 s: a box that jitters between two detector frames is not moving.
+    baseline = max(1, int(round(0.25 * fps)))
     settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * options.stride), hold_frames=max(hold, options.stride),
-                               hold_per_hit=2 * options.stride, link_growth=0.1)  # fmt: skip
+                               hold_per_hit=2 * options.stride, link_growth=0.1, speed_baseline=baseline)  # fmt: skip
     plan = fill_gaps(hits, n, hw, class_names, settings, clip_motion)
     if ocr_hits:
         # Held for at least one OCR stride both ways (text that appears between two OCR frames is
@@ -306,7 +308,8 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
         # are a second apart: a line read at another scene position (the pan or scroll is
         # measured and taken out) is another line, so the link gate does not widen with time.
         ocr_settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * ocr_every + 1),
-                                       hold_frames=max(hold, ocr_every), link_growth=0.0)  # fmt: skip
+                                       hold_frames=max(hold, ocr_every), link_growth=0.0,
+                                       speed_baseline=baseline)  # fmt: skip
         ocr_plan = fill_gaps(ocr_hits, n, hw, class_names, ocr_settings, clip_motion)
         plan = _merge_plans(plan, ocr_plan, class_names)
     return plan

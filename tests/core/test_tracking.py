@@ -209,3 +209,20 @@ def test_gap_fill_link_growth_keeps_lines_read_a_second_apart_apart(growth, trac
     assert len({int(t) for p in plan for t in p.track_ids}) == tracks
     if not growth:  # nothing filled between the lines
         assert not any(contains(plan[f].xyxy, np.array([20, 50, 120, 70])) for f in range(40))
+
+
+@pytest.mark.parametrize("baseline, tight", [(1, False), (8, True)])
+def test_box_jitter_between_close_hits_is_not_speed(baseline, tight):
+    # A still object whose detected box jitters by 6 px between hits two frames apart, then a
+    # 20-frame gap: measured over 8 frames the jitter is no speed, so the gap stays box-sized.
+    box = np.array([100, 100, 160, 130], np.float32)
+    hits = {f: Detections.empty(NAMES) for f in range(60)}
+    for f in range(0, 20, 2):
+        hits[f] = dets(box + (6 if f % 4 else -6) * np.array([1, 0, 1, 0], np.float32))
+    for f in range(40, 60, 2):
+        hits[f] = dets(box)
+    plan = fill_gaps(hits, 60, (400, 400), NAMES, GapFillSettings(hold_frames=10, speed_baseline=baseline))
+    widths = [p.xyxy[:, 2].max() - p.xyxy[:, 0].min() for p in plan[20:40]]
+    core = box + np.array([6, 0, -6, 0], np.float32)  # where every detection agrees it is
+    assert all(contains(plan[f].xyxy, core) for f in range(20, 40))
+    assert (max(widths) < 60 + 2 * 6 + 1) == tight, max(widths)
