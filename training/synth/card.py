@@ -17,6 +17,9 @@ Real photos (train split mixed in and used as backgrounds; ~20 % per source held
 * Contains images and annotations from the Open Images Dataset V4+ (Krasin et al., https://storage.googleapis.com/openimages/web/index.html). Annotations © Google LLC, CC BY 4.0; images by their Flickr authors, CC BY 2.0. Subset curated by Roboflow ("License Plates", samrat-sahoo/license-plates-f8vsn).
 * QR-code images and boxes from "xcerno30 QR codes" by Matěj Černohous, Roboflow Universe (https://universe.roboflow.com/matej-cernohous/xcerno30-qr-codes), CC BY 4.0.
 * Receipt scans from softmatic/vision-data (RoboScan, https://github.com/softmatic/vision-data), CC BY 4.0.
+* Signature images and boxes from "signatures" (RF100, Roboflow Universe, https://universe.roboflow.com/roboflow-100/signatures-xc8up), originally by Pierrick Dossin, CC BY 4.0.
+* Shop-sign photos and boxes from "building-facades-advertising-dataset" by the ITMO Urban Research Lab (https://github.com/Urban-Research-Lab/building-facades-advertising-dataset), CC0 1.0.
+* Building-number photos and boxes from "MP Assignment" (Roboflow Universe, https://universe.roboflow.com/mp-assignment-8jzdp/mp-assignment-cdm0f), CC BY 4.0.
 """
 
 
@@ -55,9 +58,17 @@ def write_card(out: Path, stats: Stats, rate: float, command: str, workers: int)
               "Screens are painted offscreen with PySide6 (QPainter, QTextDocument HTML, real QWidgets grabbed); label boxes "
               "come from Qt geometry (QFontMetrics advances, QTextLayout cursor positions, widget geometry) shrunk to the "
               "drawn ink. Fake data from Faker in 11 locales; look-alike negatives (prices, order ids, versions, hashes, "
-              "plain dates) stay unlabelled. Crops are 640×640 tiles at native scale plus downscaled full views. Physical "
-              "objects are rendered flat, then warped into procedural or real (train-split) backgrounds with shadows, "
-              "lighting, blur, noise and JPEG artefacts; screens are also photographed (bezel, moiré, glare).", "",
+              "plain dates) stay unlabelled. Crops are 640×640 tiles at native scale plus downscaled full views.", "",
+              "Photo scenes put objects where they occur (`training/synth/scenes_*.py`): new synthetic plates pasted over "
+              "the labelled plates of real car photos (pose from the real plate's outline, colours transferred from it); "
+              "street-name signs and house numbers on real façade walls (aligned to the wall's horizontal edges, with a "
+              "shadow) and on poles; cards, IDs, passports, receipts, tickets, letters and labels at their real relative "
+              "sizes on a table plane seen by one tilted camera, held in a hand in front of an out-of-focus real photo, "
+              "or stuck on a cardboard box; phones in a hand and monitors filmed at an angle (emissive screen, optional "
+              "moiré, glare, reflection). Objects on a real photo get that photo's measured blur, noise, white and black "
+              "level, colour cast, local brightness and JPEG quality (`lookmatch.py`). Label boxes are the clipped "
+              "bounding boxes of the warped label polygons; labels less than 40 % visible (outside the frame or under a "
+              "later layer, e.g. a thumb) are dropped. See `contact_sheet_photos.png` (whole scenes).", "",
               "## Real-data credits", "", CREDITS, "![contact sheet](contact_sheet.png)", ""]
     text = "\n".join(lines)
     (out / "README.md").write_text(text)
@@ -96,15 +107,14 @@ def _sheet(out: Path, n: int, cell: int) -> np.ndarray:
     return np.vstack(rows)
 
 
-PHOTO_GENERATORS = ("photo_street", "photo_documents", "screen_photo")
-
-
 def photo_contact_sheet(path: Path, seed: int = 0, n: int = 16, cell: int = 480, max_bytes: int = 1_900_000) -> None:
-    """A 4x4 grid of whole photo scenes (street, documents, screens, in turn) with their boxes drawn;
-    scene ``k`` uses ``np.random.default_rng([seed, 7, k])``. PNG shrunk until < ``max_bytes``."""
-    from .generators import GENERATORS
+    """A 4x4 grid of whole photo scenes, each kind in turn (plates, wall signs, table, hand, parcel,
+    screen), with their boxes drawn; scene ``k`` uses ``np.random.default_rng([seed, 7, k])``.
+    PNG shrunk until < ``max_bytes``."""
+    from . import scenes_objects as so, scenes_screen as sc, scenes_street as ss
 
-    scenes = [GENERATORS[PHOTO_GENERATORS[k % len(PHOTO_GENERATORS)]].fn(np.random.default_rng([seed, 7, k])) for k in range(n)]
+    kinds = (ss.street_plates, ss.wall_signs, so.table_documents, so.held_document, so.parcel, sc.screen_filmed)
+    scenes = [kinds[k % len(kinds)](np.random.default_rng([seed, 7, k])) for k in range(n)]
     while True:
         ok, buf = cv2.imencode(".png", _photo_sheet(scenes, cell), [cv2.IMWRITE_PNG_COMPRESSION, 9])
         if len(buf) <= max_bytes or cell <= 200:

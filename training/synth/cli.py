@@ -28,7 +28,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--imgsz", type=int, default=640, help="tile size (native-scale crops)")
     ap.add_argument("--classes", default="", help="comma-separated class names to keep (default: all)")
     ap.add_argument("--no-real", action="store_true", help="do not add the real photo pack")
-    ap.add_argument("--card-dir", type=Path, default=None, help="also copy README.md + contact_sheet.png here")
+    ap.add_argument("--card-dir", type=Path, default=None,
+                    help="also copy README.md + contact_sheet.png here and draw contact_sheet_photos.png (whole photo scenes)")
     a = ap.parse_args(argv)
     if a.images <= 0:
         raise SynthError(f"--images must be > 0, got {a.images}")
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except SystemExit as e:  # argparse already printed its message
         return int(e.code or 2)
-    from .card import contact_sheet, write_card
+    from .card import contact_sheet, photo_contact_sheet, write_card
     from .dataset import SynthConfig, active_generators, build
 
     if not active_generators(a.classes):
@@ -77,5 +78,6 @@ def main(argv: list[str] | None = None) -> int:
         a.card_dir.mkdir(parents=True, exist_ok=True)
         for f in ("README.md", "contact_sheet.png"):
             (a.card_dir / f).write_bytes((a.out / f).read_bytes())
+        photo_contact_sheet(a.card_dir / "contact_sheet_photos.png", a.seed)
     log.info("wrote %s: %d crops at %.2f images/s", a.out, a.images, rate)
     return 0

@@ -30,9 +30,10 @@ def wood(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
 def _wood(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     dark, light = (np.float32(c) for c in WOODS[int(rng.integers(0, len(WOODS)))])
     yy = np.arange(h, dtype=np.float32)[:, None]
-    warp = _noise(rng, h, w, h / 3, w / 2) * rng.uniform(20, 60) + _noise(rng, h, w, 20, 200) * 4
-    t = 0.5 + 0.5 * np.sin((yy + warp) / rng.uniform(3, 9))
-    t = t ** rng.uniform(1.5, 4) * 0.6 + 0.4 * (0.5 + 0.2 * _noise(rng, h, w, 2, 80))
+    warp = _noise(rng, h, w, h / 2, w / 2) * rng.uniform(5, 25) + _noise(rng, h, w, 10, 150) * 2
+    t = 0.5 + 0.5 * np.sin((yy + warp) / rng.uniform(2, 6))
+    streaks = _noise(rng, h, w, 0.7, 60)  # fine fibres along the grain
+    t = t * t * 0.45 + 0.35 + 0.12 * streaks + 0.1 * _noise(rng, h, w, h / 6, w / 3)
     img = dark + (light - dark) * np.clip(t, 0, 1)[..., None]
     if rng.random() < 0.5:  # planks
         step = int(rng.integers(h // 5 + 1, h // 2 + 2))
@@ -45,8 +46,8 @@ def plain(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     base = np.float32(PLAIN[int(rng.integers(0, len(PLAIN)))]) * rng.uniform(0.9, 1.05)
     img = base + (_noise(rng, h, w, 40, 40) * rng.uniform(2, 8) + rng.normal(0, rng.uniform(1, 5), (h, w)))[..., None]
     if rng.random() < 0.35:  # granite / terrazzo speckles
-        dots = (rng.random((h, w)) < rng.uniform(0.002, 0.02)).astype(np.float32)
-        dots = cv2.GaussianBlur(dots, (0, 0), rng.uniform(0.6, 1.5)) * rng.uniform(-400, 400)
+        dots = (rng.random((h, w)) < rng.uniform(0.002, 0.01)).astype(np.float32)
+        dots = cv2.GaussianBlur(dots, (0, 0), rng.uniform(0.6, 1.2)) * rng.uniform(-120, 120)
         img += dots[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 

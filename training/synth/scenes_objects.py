@@ -24,11 +24,15 @@ HELD = ("id_card", "payment_card", "passport", "ticket")
 BLURRED_BACKDROPS = frozenset({"facade_shop_signs", "rf_building_numbers", "oi_plates", "rf_qr_xcerno30"})
 
 
-def _camera_view(rng: np.random.Generator, pw: int, ph: int, W: int, H: int, pitch: tuple[float, float]) -> np.ndarray:
-    """Homography from a (pw, ph) plane to a (W, H) photo taken at a tilt, the frame fully inside the plane."""
+def _camera_view(rng: np.random.Generator, pw: int, ph: int, W: int, H: int, pitch: tuple[float, float],
+                 angles: tuple[float, float, float] | None = None) -> np.ndarray:
+    """Homography from a (pw, ph) plane to a (W, H) photo taken at a tilt (random, or ``angles`` =
+    (yaw, pitch, roll)), the frame fully inside the plane."""
     corners = rect(W, H)
     size = max(W, H) * rng.uniform(1.15, 1.5)
     p, yaw, roll = rng.uniform(*pitch), rng.normal(0, 0.15), rng.uniform(-np.pi, np.pi) * (rng.random() < 0.3)
+    if angles is not None:
+        yaw, p, roll = angles
     for _ in range(8):
         quad = pose_quad(pw, ph, (W / 2, H / 2), size, yaw=yaw, pitch=p, roll=roll, distance=rng.uniform(1.6, 3))
         if all(cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(x), float(y)), False) > 0 for x, y in corners):
@@ -61,7 +65,7 @@ def table_documents(rng: np.random.Generator):
     W, H = int(rng.integers(900, 1500)), int(rng.integers(700, 1100))
     pw, ph = 1280, 960
     plane = props.surface(rng, ph, pw)
-    theme = THEMES[int(rng.choice(len(THEMES), p=[0.2, 0.35, 0.25, 0.2]))]  # held_document shows cards too
+    theme = THEMES[int(rng.choice(len(THEMES), p=[0.25, 0.3, 0.2, 0.25]))]  # held_document shows cards too
     names = [str(n) for n in rng.choice(theme, int(rng.integers(2, min(4, len(theme)) + 1)), replace=False)]
     names.sort(key=lambda n: -WIDTH_MM[n])  # papers first, cards on top of them, as people leave them
     px_per_mm = pw / rng.uniform(300, 800)  # the plane shows 30-80 cm of table
@@ -83,11 +87,11 @@ def _shoot(img: np.ndarray, look: lookmatch.Look, rng: np.random.Generator) -> n
     return lookmatch.finish(np.clip(out, 0, 255).astype(np.uint8), look)
 
 
-def _backdrop(rng: np.random.Generator, W: int, H: int) -> Background:
+def blurred_backdrop(rng: np.random.Generator, W: int, H: int) -> Background:
     """A real photo far behind the subject (out of focus), or a blurred room wall."""
     bg = real_background(rng, BLURRED_BACKDROPS) if rng.random() < 0.75 else None
     if bg is None:
-        img = props.plain(rng, H // 4, W // 4)
+        img = lookmatch.soft_blur(props.plain(rng, H // 4, W // 4), 2.0)  # a wall, out of focus
         return Background(cv2.resize(img, (W, H)), [], lookmatch.random_look(rng), "procedural")
     img = cv2.resize(bg.img, (W, H), interpolation=cv2.INTER_LINEAR)
     img = lookmatch.soft_blur(img, rng.uniform(2, 8) * max(W, H) / 1000)  # depth of field
@@ -97,8 +101,8 @@ def _backdrop(rng: np.random.Generator, W: int, H: int) -> Background:
 def held_document(rng: np.random.Generator):
     """An ID card, bank card, passport or ticket held in a hand in front of the camera."""
     W, H = int(rng.integers(800, 1300)), int(rng.integers(700, 1100))
-    bg = _backdrop(rng, W, H)
-    name = str(rng.choice(HELD))
+    bg = blurred_backdrop(rng, W, H)
+    name = str(rng.choice(HELD, p=[0.3, 0.25, 0.3, 0.15]))
     card, labels = ob.OBJECTS[name](rng)
     ch, cw = card.shape[:2]
     m = int(ch * 1.1)  # room for the hand and forearm around the card
@@ -131,7 +135,10 @@ def parcel(rng: np.random.Generator):
     """A shipping label stuck on the top of a cardboard box standing on a floor or table."""
     W, H = int(rng.integers(800, 1300)), int(rng.integers(700, 1100))
     look = lookmatch.random_look(rng)
-    floor = props.surface(rng, H, W)
+    yaw, pitch, roll = rng.normal(0, 0.25), rng.uniform(0.2, 0.7), rng.normal(0, 0.08)
+    fh, fw = 900, 1200  # the floor is seen at the box top's angle, so both share vanishing lines
+    floor = cv2.warpPerspective(props.surface(rng, fh, fw), _camera_view(rng, fw, fh, W, H, (0, 0), (yaw, pitch, roll)),
+                                (W, H), flags=cv2.INTER_LINEAR)
     brown = props.cardboard_colour(rng)
     top = props.cardboard(rng, 900, 1200, base=brown)
     label, labels = ob.obj_shipping_label(rng)
@@ -141,9 +148,9 @@ def parcel(rng: np.random.Generator):
                     s, rng.normal(0, 0.15))
     flat = lookmatch.Look(0.4, 0.0, 95, 245.0, 0.0, (1.0, 1.0, 1.0))
     top, on_top = paste_layer(top, label, lq, labels, flat, rng)
-    size = max(W, H) * rng.uniform(0.6, 1.1)
+    size = max(W, H) * rng.uniform(0.45, 0.9)
     tq = pose_quad(1200, 900, (W * rng.uniform(0.4, 0.6), H * rng.uniform(0.3, 0.5)), size,
-                   yaw=rng.normal(0, 0.25), pitch=rng.uniform(0.2, 0.8), roll=rng.normal(0, 0.08), distance=rng.uniform(2, 4))
+                   yaw=yaw, pitch=pitch, roll=roll, distance=rng.uniform(2, 4))
     depth = size * rng.uniform(0.2, 0.45)  # visible side of the box below its top's front edge
     side = np.float32([tq[3], tq[2], tq[2] + [0, depth], tq[3] + [0, depth]])
     layers = []

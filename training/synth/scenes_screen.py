@@ -16,7 +16,7 @@ from . import screens_mobile as sm
 from . import screens_web as sw
 from .composite import paste_layer
 from .placement import Placed, boxes_of, homography, pose_quad
-from .scenes_objects import _backdrop
+from .scenes_objects import blurred_backdrop
 
 PHONE_SCREENS = (sm.render_chat, sm.render_contacts, sm.render_2fa, sm.render_bank)
 DESK_SCREENS = (sw.render_browser, sd.render_terminal, sd.render_password_manager)
@@ -78,7 +78,7 @@ def screen_filmed(rng: np.random.Generator):
     s = 1100 / max(screen.shape[:2])
     screen = cv2.resize(screen, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
     labels = [(c, tuple(v * s for v in b)) for c, b in labels]
-    bg = _backdrop(rng, W, H)
+    bg = blurred_backdrop(rng, W, H)
     device, alpha, bez = props.device_frame(rng, screen, phone)
     exposed = lookmatch.expose(device, bg.look, cast_strength=0.2)
     exposed[bez : bez + screen.shape[0], bez : bez + screen.shape[1]] = _emissive(screen, bg.look, rng)
