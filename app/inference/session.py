@@ -49,9 +49,12 @@ def requested_providers(preferred: Sequence[str] | None = None) -> list[str]:
     return wanted or ["CPUExecutionProvider"]
 
 
-def create_session(path: str | Path, providers: Sequence[str] | None = None) -> ort.InferenceSession:
+def create_session(path: str | Path, providers: Sequence[str] | None = None,
+                   memory_arena: bool = False) -> ort.InferenceSession:  # fmt: skip
     """Open ``path`` as an ORT session, raising ``ModelError`` with the file name and the reason.
 
+    ``memory_arena``: keep ORT's CPU memory arena, for models with a fixed input size only (their
+    arena stays small and saves allocating and page-faulting the activations on every run).
     ``session.get_providers()`` afterwards is the truth about what runs (CUDA listed as available
     does not mean its libraries load).
     """
@@ -73,11 +76,10 @@ def create_session(path: str | Path, providers: Sequence[str] | None = None) -> 
     # cores (720p VPD detect, one competing thread): 2.4 s with spinning, 1.3 s without.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-    # No memory arena: ORT's arena keeps every session's peak activations (CenterFace at 1280 px,
-    # OCR) for the process's life. Detecting 720p frames with all default detectors, measured
-    # alternately: peak RSS 920-925 MB with the arena, 609-687 MB without, per-detector times
-    # within the machine's noise.
-    options.enable_cpu_mem_arena = False
+    # No memory arena by default: ORT's arena keeps every session's peak activations (CenterFace
+    # at 1280 px, OCR at any size) for the process's life. Detecting 720p frames with all default
+    # detectors, measured alternately: peak RSS 920-925 MB with the arena, 609-687 MB without.
+    options.enable_cpu_mem_arena = memory_arena
     wanted = requested_providers(providers)
     try:
         session = ort.InferenceSession(str(path), sess_options=options, providers=wanted)

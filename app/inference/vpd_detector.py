@@ -89,7 +89,10 @@ class VpdDetector:
     ) -> "VpdDetector":
         """Load a model file (default ``models/vpd-n.onnx``); ``ModelError`` if it is unusable."""
         path = Path(path) if path is not None else DEFAULT_MODEL_PATH
-        session = create_session(path, providers)
+        # The VPD model's input size is fixed, so its arena stays small (+20 MB) and saves
+        # allocating and page-faulting the activations of every tile: measured on a 1080p frame
+        # (9 calls) 0.42 -> 0.32 s CPU, 28,700 -> 7,500 page faults.
+        session = create_session(path, providers, memory_arena=True)
         if isinstance(tiling, bool):
             tiling = TilingSettings(enabled=tiling)
         return cls(session, read_metadata(session, path), decode, tiling, path)

@@ -32,3 +32,13 @@ def _retained_mb(mode: str) -> int:
 def test_freed_buffers_go_back_to_the_os():
     assert _retained_mb("default") >= 16  # glibc's own behaviour, which the setting exists to change
     assert _retained_mb("limited") <= 4
+
+
+def test_only_fixed_size_models_keep_an_arena(tmp_path):
+    from app.inference.session import create_session
+    from app.inference.vpd_detector import VpdDetector
+    from vpd_testkit import make_detector_onnx
+
+    path = make_detector_onnx(tmp_path / "m.onnx", [(1, 2, 10, 30, 22, 0.9)])
+    assert not create_session(path, ["CPUExecutionProvider"]).get_session_options().enable_cpu_mem_arena
+    assert VpdDetector.from_path(path, ["CPUExecutionProvider"]).session.get_session_options().enable_cpu_mem_arena
