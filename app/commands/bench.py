@@ -23,6 +23,8 @@ def add_parser(sub) -> None:
     """Register the ``bench`` sub-command."""
     p = sub.add_parser("bench", help="measure inference latency and seconds per screenshot")
     p.add_argument("--repeat", type=int, default=10, help="timed runs per figure (median is printed)")
+    p.add_argument("--size", default="1920x1080", metavar="WxH",
+                   help="frame size for the per-detector and first end-to-end figures (default: %(default)s)")  # fmt: skip
     add_detection_args(p)
     p.set_defaults(run=run)
 
@@ -68,8 +70,9 @@ def _per_detector_seconds(detectors, frame: np.ndarray, repeat: int):
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the figures; exit 2 if the model cannot be loaded."""
+    """Print the figures; exit 2 if the model cannot be loaded or an option is malformed."""
     try:
+        frame_size(args.size)
         built = load_detectors(args)  # figures for an incomplete detector set only with --allow-missing-detector
         pipeline = Pipeline(built.detectors, policy_from_args(args), redaction_from_args(args))
     except (VpdError, ValueError) as exc:
@@ -83,21 +86,33 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def frame_size(text: str) -> tuple[int, int]:
+    """'1280x720' → (1280, 720); ``ValueError`` with the expected form otherwise."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size must look like 1280x720, got {text!r}") from None
+    if w < 64 or h < 64:
+        raise ValueError(f"--size must be at least 64x64, got {text!r}")
+    return w, h
+
+
 def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
     for det in built.detectors:
         if isinstance(det, VpdDetector):
             h, w = det.metadata.input_hw
             tile = synthetic_screenshot(w, h)
             print(f"detector single inference {w}x{h}: {measure(lambda: det.infer(tile), args.repeat).text('ms')} (median of {args.repeat})")
-    shot = synthetic_screenshot(1920, 1080)
+    sw, sh = frame_size(args.size)
+    shot = synthetic_screenshot(sw, sh)
     raw = _per_detector_seconds(built.detectors, shot, args.repeat).remap(pipeline.class_names)
     fusion = measure(lambda: pipeline.process(shot, raw=raw), args.repeat)
-    print(f"fusion per 1920x1080 screenshot (merge + policy + pad + redact): {fusion.text('ms')} (median of {args.repeat})")
+    print(f"fusion per {sw}x{sh} screenshot (merge + policy + pad + redact): {fusion.text('ms')} (median of {args.repeat})")
     for ocr in (d for d in built.detectors if getattr(getattr(d, "settings", None), "plates", False)):
         plates = measure(lambda: plate_candidates(ocr.last_lines, shot), args.repeat)
-        print(f"text plates (rules on the OCR's {len(ocr.last_lines)} lines, inside ocr) per 1920x1080 screenshot: {plates.text('ms')} (median of {args.repeat})")
+        print(f"text plates (rules on the OCR's {len(ocr.last_lines)} lines, inside ocr) per {sw}x{sh} screenshot: {plates.text('ms')} (median of {args.repeat})")
     slow = any(d.name == "ocr" for d in built.detectors)  # OCR takes seconds per frame on CPU
-    for w, h in ((1920, 1080), (3840, 2160)):
+    for w, h in ((sw, sh), (3840, 2160)):
         frame = synthetic_screenshot(w, h)
         reps = max(1 if slow else 3, args.repeat // (2 if w > 2000 else 1) // (5 if slow else 1))
         timing = measure(lambda: pipeline.process(frame), reps)

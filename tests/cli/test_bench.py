@@ -54,3 +54,13 @@ def test_run_measured_reports_cpu_and_peak_memory_of_the_child():
     cost = run_measured([sys.executable, "-c", code])
     assert cost.returncode == 3
     assert cost.peak_mb >= 150 and cost.cpu > 0 and cost.wall >= cost.cpu / 4
+
+
+def test_bench_size_option(tmp_path, capsys):
+    path, _ = _detector(tmp_path)
+    base = ["bench", "--model", str(path), "--no-faces", "--no-ocr", "--no-codes", "--cpu", "--repeat", "1"]
+    assert main(base + ["--size", "1280x720"]) == 0
+    out = capsys.readouterr().out
+    assert "per 1280x720 screenshot" in out and "inside ORT: detector 7 calls" in out  # 3x2 tiles + full view
+    assert main(base + ["--size", "720p"]) == 2
+    assert "--size must look like 1280x720" in capsys.readouterr().err
