@@ -23,6 +23,7 @@ import numpy as np
 FLOW_MAX_SIDE = 640  # optical flow runs on a downscaled grey frame: enough for box motion, cheap
 PHASE_MAX_SIDE = 320  # phase correlation needs even less: it only finds the dominant shift
 MIN_RESPONSE = 0.05  # below this, the phase peak is noise (a cut, a flat frame): trust LK only
+STRONG_RESPONSE = 0.3  # a peak this sharp is one rigid shift even where LK finds no texture
 LK_WIN = (15, 15)
 LK_LEVELS = 3
 
@@ -82,7 +83,10 @@ def global_shift(prev: np.ndarray, cur: np.ndarray, scale: float) -> Shift:
     pts = np.stack([gx.ravel(), gy.ravel()], 1).astype(np.float32)
     flow, ok = _lk(prev, cur, pts, init)
     if ok.sum() < 6:
-        return Shift(float(init[0] / scale), float(init[1] / scale), float("inf"))
+        # Too little texture for the point check (a mostly flat screen): a strong phase peak
+        # is still a measured shift, good to one phase-correlation pixel; without one, a cut.
+        err = 1.0 / (s2 * scale) if response >= STRONG_RESPONSE else float("inf")
+        return Shift(float(init[0] / scale), float(init[1] / scale), err)
     d = np.median(flow[ok], axis=0)
     err = float(np.median(np.hypot(*(flow[ok] - d).T)))
     return Shift(float(d[0] / scale), float(d[1] / scale), err / scale)

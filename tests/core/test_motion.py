@@ -68,3 +68,17 @@ def test_changed_boxes_find_new_content_not_the_pan():
     assert not inside(120, 40) and not inside(250, 30)  # content that only moved
     area = ((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])).sum()
     assert area < 0.5 * 320 * 180
+
+
+def test_a_strong_phase_peak_is_a_measured_shift_where_the_point_check_finds_no_texture(monkeypatch):
+    import app.core.motion as motion
+
+    # The grid points find nothing to track (as on a mostly flat screen being scrolled).
+    monkeypatch.setattr(motion, "_lk", lambda prev, cur, pts, init: (np.zeros_like(pts), np.zeros(len(pts), bool)))
+    img = scene()
+    a, b = to_flow_gray(view(img, 100, 80)), to_flow_gray(view(img, 100, 60))
+    s = global_shift(a[0], b[0], b[1])
+    assert abs(s.dy - 20) < 2.0 and abs(s.dx) < 2.0
+    assert 0 < s.error_px <= 4.0  # one phase-correlation pixel, not "unknown": held boxes stay tight
+    cut = to_flow_gray(view(scene(seed=9), 100, 80))  # another picture: no peak, the error is unknown
+    assert global_shift(a[0], cut[0], cut[1]).error_px == float("inf")
