@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.core.policy import TEXT_PII
-from app.text.features import hash_features, token_features, tokens
+from app.text.features import FEATURE_VERSION, hash_features, token_features, tokens
 from app.text.gazetteer import NameTable, name_table
 from app.text.layout import LineContext, line_contexts
 from app.text.lines import TextLine
 from app.text.model import NONE, TextPiiModel
-from app.text.parsers import parser_tags
+from app.text.parsers import address_tags
 from app.text.recognisers import PiiSpan, find_pii
 
 OVERRIDE_SCORE = 0.9
@@ -66,7 +66,7 @@ class TextPiiClassifier:
         """``LineReading`` of each line (same order)."""
         t0 = time.perf_counter()
         contexts = line_contexts(lines)
-        prepared = featurise(lines, self.names, self.model.dim, contexts, parsers=self.model.feature_version >= 2)
+        prepared = featurise(lines, self.names, self.model.dim, contexts, self.model.feature_version)
         flat = [f for _, feats, _ in prepared for f in feats]
         probs = self.model.probabilities(flat)
         readings, pos = [], 0
@@ -104,16 +104,16 @@ class TextPiiClassifier:
 
 
 def featurise(lines: list[TextLine], names: NameTable, dim: int, contexts: list[LineContext] | None = None,
-              parsers: bool = True) -> list[tuple[list, list[list[int]], list[PiiSpan]]]:  # fmt: skip
-    """Per line: (tokens, hashed feature indices of each token in ``[0, dim)``, rule spans).
-    ``parsers``: include the address/name parser tags (feature version 2; False reads version 1)."""
+              version: int = FEATURE_VERSION) -> list[tuple[list, list[list[int]], list[PiiSpan]]]:  # fmt: skip
+    """Per line: (tokens, hashed feature indices of each token in ``[0, dim)``, rule spans), with
+    the features of ``version`` (``app.text.features.READABLE_VERSIONS``)."""
     contexts = contexts if contexts is not None else line_contexts(lines)
     out = []
     for line, ctx in zip(lines, contexts):
         rules = find_pii(line.text, ctx.label_text)
         toks = tokens(line.text)
-        tags = parser_tags(line.text, [t.start for t in toks]) if parsers else None
-        feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules, tags), dim) for k, t in enumerate(toks)]
+        address = address_tags(line.text, [t.start for t in toks]) if version >= 3 else None
+        feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules, address), dim) for k, t in enumerate(toks)]
         out.append((toks, feats, rules))
     return out
 

@@ -19,8 +19,8 @@ from app.text.recognisers import PiiSpan
 
 TOKEN = re.compile(r"\S+")
 EDGE_PUNCT = "\"'“”‘’()[]{}<>.,;:!?¡¿*•·|"
-FEATURE_VERSION = 2  # 2: usaddress / probablepeople tags
-READABLE_VERSIONS = (1, 2)  # feature versions this code computes (1: without the parser tags)
+FEATURE_VERSION = 3  # 3: usaddress tags and the column head (2, with probablepeople tags, was dropped)
+READABLE_VERSIONS = (1, 3)  # feature versions this code computes (1: without the version-3 features)
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,10 @@ def _context_words(text: str, limit: int = 5) -> list[str]:
 
 
 def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: LineContext, names: NameTable,
-                   rules: list[PiiSpan], tags: tuple[list[str], list[str]] | None = None) -> list[str]:  # fmt: skip
-    """Feature strings of token ``k`` (``tok``) of a line; ``tags``: the line's (usaddress,
-    probablepeople) tag per token (``app.text.parsers.parser_tags``). See the module docstring."""
+                   rules: list[PiiSpan], address: list[str] | None = None) -> list[str]:  # fmt: skip
+    """Feature strings of token ``k`` (``tok``) of a line; ``address``: the line's usaddress tag per
+    token (``app.text.parsers.address_tags``), given for feature version 3, which also adds the
+    column head. See the module docstring."""
     raw, word = tok.raw, tok.word
     f = ["bias", f"w={word}", f"sh={shape(raw)}", f"len={_bucket(len(raw), (1, 2, 3, 5, 8, 12, 20, 30))}"]
     padded = f"^{word[:24]}$"
@@ -114,14 +115,15 @@ def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: L
     f += [f"right={w}" for w in _context_words(ctx.right, 2)]
     if ctx.above.rstrip().endswith(":") or ctx.left.rstrip().endswith(":"):
         f.append("ctx_colon")
+    if address is not None and ctx.column_head:
+        f += [f"col={w}" for w in _context_words(ctx.column_head, 3)]
     f.append(f"hr={_bucket(ctx.height_ratio, (0.7, 0.9, 1.15, 1.4, 1.8))}")
     row = f"{int(ctx.aligned_above)}{int(ctx.aligned_below)}{int(ctx.below_smaller)}"
     f.append(f"row={row}")
     if word.isalpha():
         f.append(f"row_name={row}/{_rank_bucket(names.first_rank(word))}/{_rank_bucket(names.last_rank(word))}")
-    if tags is not None:  # the address and name parsers' reading of the whole line
-        address, people = tags
-        f += [f"ua={address[k]}", f"pp={people[k]}", f"ua_pp={address[k]}/{people[k]}"]
+    if address is not None:  # the address parser's reading of the whole line
+        f.append(f"ua={address[k]}")
         f += [f"ua{off}={address[k + off]}" for off in (-1, 1) if 0 <= k + off < len(toks)]
     # the rule-based recognisers (validators and context rules)
     for span in rules:

@@ -3,7 +3,7 @@ relative to the screen's body text. Pure geometry on ``TextLine`` quads (frame p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -19,7 +19,9 @@ class LineContext:
     its right ("Mobile"); ``height_ratio``: its height over the median line height (headlines are
     big); ``aligned_above`` / ``aligned_below``: a left-aligned line sits directly above / below
     (list rows: a title line with a secondary line under it); ``below_smaller``: the line below is
-    smaller (a title over its subtitle); ``index``: position in reading order.
+    smaller (a title over its subtitle); ``index``: position in reading order; ``column_head``:
+    the top line of the left-aligned column this line continues, when that is not ``above``
+    (a table's header "Username" over its third row); ``above_index``: the line ``above`` is.
     """
 
     above: str = ""
@@ -30,6 +32,8 @@ class LineContext:
     aligned_below: bool = False
     below_smaller: bool = False
     index: int = 0
+    column_head: str = ""
+    above_index: int = -1
 
     @property
     def label_text(self) -> str:
@@ -56,13 +60,27 @@ def line_contexts(lines: list[TextLine]) -> list[LineContext]:
     heights = [max(b[3] - b[1], 1.0) for b in boxes]
     median_h = float(np.median(heights))
     order = {id(l): i for i, l in enumerate(reading_order(lines))}
-    return [_context(i, lines, boxes, heights, median_h, order[id(lines[i])]) for i in range(len(lines))]
+    contexts = [_context(i, lines, boxes, heights, median_h, order[id(lines[i])]) for i in range(len(lines))]
+    return [replace(c, column_head=_column_head(i, contexts, boxes, heights, lines)) for i, c in enumerate(contexts)]
+
+
+def _column_head(i: int, contexts: list[LineContext], boxes: list, heights: list, lines) -> str:
+    """Text of the topmost line of the left-aligned run of lines above line ``i`` (each within
+    2.5 line heights of the next), or "" when that run is only the line directly above."""
+    j, steps, seen = i, 0, {i}
+    while True:
+        k = contexts[j].above_index
+        if k < 0 or k in seen or abs(boxes[k][0] - boxes[j][0]) > 0.8 * heights[j] or boxes[j][1] - boxes[k][3] > 2.5 * heights[j]:
+            break
+        seen.add(k)
+        j, steps = k, steps + 1
+    return lines[j].text if steps >= 2 else ""
 
 
 def _context(i: int, lines, boxes: list, heights: list, median_h: float, index: int) -> LineContext:
     x0, y0, x1, y1 = boxes[i]
     h = heights[i]
-    best, best_gap, left, right = "", 3.0 * h, [], []
+    best, best_gap, best_j, left, right = "", 3.0 * h, -1, [], []
     aligned_above = aligned_below = below_smaller = False
     for j, (ox0, oy0, ox1, oy1) in enumerate(boxes):
         if j == i:
@@ -71,7 +89,7 @@ def _context(i: int, lines, boxes: list, heights: list, median_h: float, index: 
         if oy1 <= y0 + 0.3 * h and ox1 > x0 - h and ox0 < x1:
             gap = y0 - oy1 + 0.3 * h
             if 0 <= gap < best_gap:
-                best, best_gap = lines[j].text, gap
+                best, best_gap, best_j = lines[j].text, gap, j
             if abs(ox0 - x0) < 0.8 * h and y0 - oy1 < 0.9 * h:
                 aligned_above = True
         elif same_row and ox1 <= x0 + 2 and x0 - ox1 < 20 * h:
@@ -84,4 +102,4 @@ def _context(i: int, lines, boxes: list, heights: list, median_h: float, index: 
     same_left = " ".join(t for _, t in sorted(left, reverse=True)[:2][::-1])
     same_right = " ".join(t for _, t in sorted(right)[:1])
     return LineContext(best, same_left, same_right, h / max(median_h, 1.0), aligned_above, aligned_below,
-                       below_smaller, index)  # fmt: skip
+                       below_smaller, index, above_index=best_j)  # fmt: skip

@@ -55,3 +55,30 @@ def test_the_command_trains_on_cached_reads_into_a_loadable_model(tmp_path):
     assert model.meta["metrics"]["test_scenes"] == result["test_scenes"] == 2
     assert result["classifier"]["token_recall"] >= 0.9 and result["classifier"]["token_precision"] >= 0.9
     assert cli.main(["--cached-only", "--data", str(tmp_path / "empty"), "--out", str(out)]) == 2  # no data: clear exit
+
+
+def test_extra_scenes_only_train_and_leave_the_held_out_scenes_alone(tmp_path):
+    rng = np.random.default_rng(1)
+    for seed, count in (("7", 14), ("8", 5)):
+        folder = tmp_path / "cache" / seed
+        folder.mkdir(parents=True)
+        for i in range(count):
+            (folder / f"{i:05d}.json").write_text(json.dumps(scene(i, rng)))
+    out = tmp_path / "m.npz"
+    base = ["--cached-only", "--seed", "7", "--data", str(tmp_path / "cache"), "--out", str(out), "--dim", "4096",
+            "--epochs", "4", "--scenes", "14"]  # fmt: skip
+    assert cli.main(base + ["--extra-seed", "8", "--extra-scenes", "5"]) == 0
+    result = json.loads(out.with_suffix(".json").read_text())
+    assert result["extra_scenes"] == 5 and result["train_scenes"] == 12 + 5 and result["test_scenes"] == 2
+
+
+def test_extra_scenes_render_credentials_tables_and_varied_usernames():
+    from training.text.scenes import EXTRA_SCENES, scene_of
+
+    names, usernames = set(), []
+    for i in range(8):
+        name, image, labels = scene_of(3, i, extra=True)
+        names.add(name)
+        assert image.ndim == 3 and labels
+        usernames += [b for c, b in labels if c == "username"]
+    assert names <= set(EXTRA_SCENES) and len(names) >= 2 and usernames

@@ -28,6 +28,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--test-share", type=float, default=0.15, help="last share of scenes held out for the metrics")
     p.add_argument("--threshold", type=float, default=0.5, help="decision threshold on P(private)")
+    p.add_argument("--extra-seed", type=int, default=2, help="seed of the extra scenes (default %(default)s)")
+    p.add_argument("--extra-scenes", type=int, default=0,
+                   help="extra training-only scenes (credential lists, user tables, varied usernames) read "
+                        "under --extra-seed; the held-out scenes stay those of --seed (default %(default)s)")
     p.add_argument("--cached-only", action="store_true", help="train on the scenes already read; run no OCR")
     return p.parse_args(argv)
 
@@ -39,7 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     if not args.cached_only:
         generate(args.data, args.seed, args.scenes)
+        if args.extra_scenes:
+            generate(args.data, args.extra_seed, args.extra_scenes, extra=True)
     scenes = list(iter_scenes(args.data, args.seed))[: args.scenes]
+    extra = list(iter_scenes(args.data, args.extra_seed))[: args.extra_scenes] if args.extra_scenes else []
     if len(scenes) < 10:
         print(f"error: only {len(scenes)} scenes under {args.data / str(args.seed)}; run without --cached-only", file=sys.stderr)
         return 2
@@ -49,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copyfile(source, SHIPPED)
     n_test = max(1, int(round(len(scenes) * args.test_share)))
     t_ocr = time.perf_counter() - t0
-    model, result = train(scenes[:-n_test], scenes[-n_test:], name_table(), args.dim, args.epochs, args.threshold)
+    model, result = train(scenes[:-n_test] + extra, scenes[-n_test:], name_table(), args.dim, args.epochs, args.threshold)
+    result["extra_scenes"] = len(extra)
     result.update({"seed": args.seed, "seconds_total": round(time.perf_counter() - t0, 1), "seconds_ocr_this_run": round(t_ocr, 1),
                    "command": "python -m training text-classifier " + " ".join(argv or sys.argv[1:])})  # fmt: skip
     model.meta["metrics"] = result

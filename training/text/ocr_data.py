@@ -76,9 +76,9 @@ def char_labels(line: TextLine, labels) -> list[str | None]:
     return out
 
 
-def generate(out_dir: Path, seed: int, count: int, progress: bool = True) -> Path:
-    """Render ``count`` scenes of ``seed``, OCR them with the app's plug-in, cache one JSON each
-    (scenes already cached are skipped). Returns the folder."""
+def generate(out_dir: Path, seed: int, count: int, progress: bool = True, extra: bool = False) -> Path:
+    """Render ``count`` scenes of ``seed`` (from ``EXTRA_SCENES`` when ``extra``), OCR them with the
+    app's plug-in, cache one JSON each (scenes already cached are skipped). Returns the folder."""
     from app.inference.ocr_rapid import OcrPiiDetector
     from training.text.scenes import scene_of
 
@@ -90,7 +90,7 @@ def generate(out_dir: Path, seed: int, count: int, progress: bool = True) -> Pat
         path = folder / f"{i:05d}.json"
         if path.exists():
             continue
-        name, image, labels = scene_of(seed, i)
+        name, image, labels = scene_of(seed, i, extra)
         lines = ocr.read_lines(image)
         record = {"name": name, "width": int(image.shape[1]), "height": int(image.shape[0]),
                   "labels": [[c, [round(v, 1) for v in b]] for c, b in labels], "lines": [_line_json(l) for l in lines]}  # fmt: skip

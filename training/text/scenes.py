@@ -141,9 +141,10 @@ def message_thread(rng: np.random.Generator) -> Scene:
     return c.finish()
 
 
-def user_list(rng: np.random.Generator) -> Scene:
+def user_list(rng: np.random.Generator, varied: bool = False) -> Scene:
     """A member / contributor / follower list or a social feed: usernames and display names as
-    list-row titles, with counts, dates and buttons (not private) beside and under them."""
+    list-row titles, with counts, dates and buttons (not private) beside and under them.
+    ``varied``: usernames in all of ``username``'s styles, not only the lower-case one."""
     th = theme(rng)
     w, h = float(rng.choice([720, 1024, 1280])), float(rng.choice([1100, 1300]))
     c = Canvas(w, h, th.bg)
@@ -154,7 +155,7 @@ def user_list(rng: np.random.Generator) -> Scene:
     ft, fs = make_font(fam, float(rng.uniform(17, 22)), bold=bool(rng.random() < 0.6)), make_font(fam, float(rng.uniform(13, 16)))
     while y < h - 90:
         p = fd.make_person(rng)
-        handle = ("@" if rng.random() < 0.5 else "") + p.username
+        handle = ("@" if rng.random() < 0.5 else "") + (username(rng, p) if varied else p.username)
         c.ellipse(30, y, 44, 44, str(rng.choice(["#f59e0b", "#10b981", "#6366f1", "#ef4444", "#64748b"])))
         count = f"{rng.integers(1, 9999):,} {rng.choice(['commits', 'followers', 'posts', 'stars', 'reviews', 'points'])}"
         if feed:
@@ -168,6 +169,96 @@ def user_list(rng: np.random.Generator) -> Scene:
             c.text(90, y + 28, handle, fs, th.muted, cls="username")
         c.text(w - 140, y + 8, str(rng.choice(["Follow", "Message", "Remove", "Invite", "View", count.split()[0]])), fs, th.accent)
         y += float(rng.uniform(70, 90))
+    return c.finish()
+
+
+USER_WORDS = ("Social", "Work", "User", "Desktop", "Home", "Main", "Dev", "Admin", "Gaming", "Music", "Photo", "Cloud",
+              "Office", "Travel", "Shop", "Private", "Family", "School", "Profil", "Konto", "Compte", "Cuenta", "Name")
+SERVICES = ("Mastodon", "GitHub", "GitLab", "Debian", "Mattermost", "Nextcloud", "Reddit", "Discord", "Matrix", "Bank",
+            "E-mail", "Work VPN", "Router", "Steam", "Spotify", "Netflix", "Amazon", "PayPal", "Wi-Fi", "Forum", "Jira")
+USER_LABELS = ("Username", "User name", "Login", "User", "Account", "Benutzername", "Nom d'utilisateur", "Usuario",
+               "Nome utente", "Handle", "ID")
+
+
+def username(rng: np.random.Generator, p: fd.Person) -> str:
+    """A username in one of the styles people pick (the synth person's is always lower case):
+    CamelCase words, First_Last, First.Last, a capitalised first name with digits, or the
+    lower-case one."""
+    first, last = (_ascii(p.first) or "Alex"), (_ascii(p.last) or "Smith")
+    words = [str(w) for w in rng.choice(USER_WORDS, 2, replace=False)]
+    styles = (p.username, f"{first}{last}", f"{first}_{last}", f"{first}.{last}", f"{first}{rng.integers(1, 999)}",
+              "".join(words), f"{words[0]}{first}", f"{first[0]}{last}", f"{last}{first[0]}".lower(), f"{first}-{last}".lower())
+    return str(styles[int(rng.integers(0, len(styles)))])
+
+
+def _ascii(s: str) -> str:
+    return "".join(c for c in s if c.isascii() and c.isalnum())
+
+
+def credentials(rng: np.random.Generator) -> Scene:
+    """A password manager or account list: service titles (not private) with the username under
+    each, and a detail panel with a username/login label above its value."""
+    th = theme(rng)
+    w, h = float(rng.choice([720, 1080, 1280])), float(rng.choice([1400, 1600]))
+    c = Canvas(w, h, th.bg)
+    fam = th.family
+    c.text(30, 24, str(rng.choice(["Vault", "Passwords", "Accounts", "Logins", "Entries", "Keys"])), make_font(fam, 28, bold=True), th.text)
+    ft, fs = make_font(fam, float(rng.uniform(19, 24))), make_font(fam, float(rng.uniform(14, 18)))
+    y = 100.0
+    for service in rng.choice(SERVICES, int(rng.integers(4, 8)), replace=False):
+        p = fd.make_person(rng)
+        c.ellipse(30, y + 4, 40, 40, th.accent)
+        c.text(90, y, str(service), ft, th.text)
+        value = p.email if rng.random() < 0.2 else username(rng, p)
+        c.text(90, y + 32, value, fs, th.muted, cls="email" if "@" in value else "username")
+        y += float(rng.uniform(80, 110))
+    p = fd.make_person(rng)
+    fl, fv = make_font(fam, 15), make_font(fam, 20)
+    for label, value, cls in ((str(rng.choice(USER_LABELS)), username(rng, p), "username"),
+                              ("Password", "•" * int(rng.integers(8, 16)), None),
+                              (str(rng.choice(["URL", "Website", "Address"])), f"https://{str(rng.choice(SERVICES)).lower().replace(' ', '')}.org", None),
+                              ("Notes", fd.sentence(rng, (3, 8))[:40], None)):  # fmt: skip
+        if y > h - 90:
+            break
+        c.text(60, y, label, fl, th.muted)
+        c.text(60, y + 24, value, fv, th.text, cls=cls)
+        y += 74
+    return c.finish()
+
+
+def user_table(rng: np.random.Generator) -> Scene:
+    """An admin table: a header row (Name, Username, Email, Phone, …) over rows of people, with
+    ids, companies, roles, statuses and dates that are not private."""
+    th = theme(rng)
+    w, h = float(rng.choice([1280, 1440, 1600])), float(rng.choice([800, 1000]))
+    c = Canvas(w, h, th.bg)
+    fam = th.family
+    c.text(30, 24, str(rng.choice(["Users", "Customers", "Members", "Accounts", "Contacts"])), make_font(fam, 26, bold=True), th.text)
+    cols = ["#", "Name", "Username", "Email", "Phone", "Company", "Role", "Status", "Joined"]
+    keep = [cols[0], cols[1], cols[2]] + [str(x) for x in rng.choice(cols[3:], int(rng.integers(2, 5)), replace=False)]
+    keep = [x for x in cols if x in keep]
+    width = {"#": 50, "Name": 230, "Username": 180, "Email": 290, "Phone": 190, "Company": 200, "Role": 120, "Status": 110, "Joined": 130}
+    fh, fr = make_font(fam, 15, bold=True), make_font(fam, float(rng.uniform(14, 17)))
+    x, xs = 30.0, {}
+    for col in keep:
+        xs[col] = x
+        c.text(x, 80, col, fh, th.muted)
+        x += width[col]
+    y = 120.0
+    for row in range(int(rng.integers(6, 14))):
+        if y > h - 40:
+            break
+        p = fd.make_person(rng)
+        cells = {"#": (str(row + 1 + int(rng.integers(0, 50))), None), "Name": (p.name[:24], "person_name"),
+                 "Username": (username(rng, p)[:18], "username"), "Email": (p.email[:30], "email"),
+                 "Phone": (p.phone[:18], "phone_number"), "Company": (fd.faker_for(rng).company()[:20], None),
+                 "Role": (str(rng.choice(["Admin", "Editor", "Viewer", "Owner", "Guest"])), None),
+                 "Status": (str(rng.choice(["Active", "Pending", "Blocked", "Invited"])), None),
+                 "Joined": (_date_not_birth(rng).split(" ", 1)[1], None)}  # fmt: skip
+        for col in keep:
+            text, cls = cells[col]
+            c.text(xs[col], y, text, fr, th.text, cls=cls)
+        y += float(rng.uniform(34, 48))
     return c.finish()
 
 
@@ -197,13 +288,22 @@ SCENES: dict[str, tuple[Callable[[np.random.Generator], Scene], float]] = {
     "message_thread": (message_thread, 0.8),
     "user_list": (user_list, 1.2),
 }
+# Added after the 685 scenes of seed 1 were read, and drawn only for the extra training seed
+# (``--extra-seed``), so seed 1 renders and holds out the same scenes as before.
+EXTRA_SCENES: dict[str, tuple[Callable[[np.random.Generator], Scene], float]] = {
+    "credentials": (credentials, 1.0),
+    "user_table": (user_table, 1.0),
+    "user_list_varied": (lambda rng: user_list(rng, varied=True), 0.8),
+}
 
 
-def scene_of(seed: int, i: int) -> tuple[str, np.ndarray, list]:
-    """Deterministic scene ``i`` of ``seed``: (scene name, BGR image, [(class, xyxy)])."""
+def scene_of(seed: int, i: int, extra: bool = False) -> tuple[str, np.ndarray, list]:
+    """Deterministic scene ``i`` of ``seed``: (scene name, BGR image, [(class, xyxy)]); from
+    ``EXTRA_SCENES`` when ``extra``, else from ``SCENES``."""
     rng = np.random.default_rng([seed, i])
-    names = list(SCENES)
-    weights = np.array([SCENES[n][1] for n in names])
+    table = EXTRA_SCENES if extra else SCENES
+    names = list(table)
+    weights = np.array([table[n][1] for n in names])
     name = names[int(rng.choice(len(names), p=weights / weights.sum()))]
-    image, labels = SCENES[name][0](rng)
+    image, labels = table[name][0](rng)
     return name, image, [(str(c), tuple(float(v) for v in b)) for c, b in labels]
