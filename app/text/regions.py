@@ -7,7 +7,9 @@ detector's text boxes that the reading contradicts.
   "VALID THRU", …) is a variable field and is hidden: names, numbers, dates, places, sex,
   nationality and the MRZ itself.
 * Addresses: lines of one left-aligned block that read as parts of an address become one region.
-* Precision: a detector text-PII box that lies on lines read clearly as not private is dropped.
+* Precision: a detector text-PII box over clearly read lines is cut to the lines the reading finds
+  (even weakly) private, and dropped when there are none; a passport / ID / payment-card box over
+  a window of ordinary text (many clear lines, no printed label, no MRZ) is dropped.
 
 All boxes are xyxy float32 in frame pixels.
 """
