@@ -228,13 +228,15 @@ def read_detector_box(box: np.ndarray, class_name: str, score: float, readings: 
                 for k, (s, e) in enumerate(r.token_bounds)]  # fmt: skip
         if not any(keep):
             continue
-        # the detector's extent stands on a line with evidence ("shork @noiob@awoo.space"): all
-        # of the line inside the box, on the rows of its ink
+        # the detector's extent stands on a line with evidence ("shork @noiob@awoo.space"): the
+        # part of the detector box on this line, on the rows of its ink; never more than the box
         ks = [k for k, v in enumerate(in_box) if v]
-        b = span_box(r.line, r.token_bounds[ks[0]][0], r.token_bounds[ks[-1]][1]).copy()
+        rows = span_box(r.line, r.token_bounds[ks[0]][0], r.token_bounds[ks[-1]][1])
         lx0, _, lx1, _ = bounds(r.line)
-        b[0], b[2] = min(b[0], max(float(box[0]), lx0)), max(b[2], min(float(box[2]), lx1))
-        out.append(Region(b, class_name, score, "detector box, read"))
+        b = np.array([max(float(box[0]), min(lx0, float(rows[0]))), max(float(box[1]), float(rows[1])),
+                      min(float(box[2]), max(lx1, float(rows[2]))), min(float(box[3]), float(rows[3]))], np.float32)  # fmt: skip
+        if b[3] > b[1] and b[2] > b[0]:
+            out.append(Region(b, class_name, score, "detector box, read"))
     return out
 
 
