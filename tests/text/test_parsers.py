@@ -25,3 +25,20 @@ def test_empty_and_overlong_lines_get_no_tags(text):
 def test_without_the_package_the_tags_are_empty(monkeypatch):
     monkeypatch.setattr(parsers, "_parser", lambda: None)
     assert tags_of("221B Baker Street") == ["", "", ""]
+
+
+def test_a_parser_without_its_model_file_counts_as_unavailable(monkeypatch, caplog):
+    import usaddress
+
+    def broken(_text):
+        raise OSError("usaddr.crfsuite not found")
+
+    monkeypatch.setattr(usaddress, "parse", broken)
+    parsers._parser.cache_clear()
+    try:
+        with caplog.at_level("WARNING"):
+            assert parsers._parser() is None
+        assert "no model" in caplog.text
+        assert tags_of("221B Baker Street") == ["", "", ""]
+    finally:
+        parsers._parser.cache_clear()
