@@ -26,7 +26,8 @@ from tqdm import tqdm
 from app.commands.common import add_detection_args, load_detectors, policy_from_args, redaction_from_args
 from app.core.detections import Detections, Source
 from app.core.errors import VpdError
-from app.core.metrics import APAccumulator, CoverageTally, frame_share, oversized, redaction_mask
+from app.core.geometry import frame_share
+from app.core.metrics import APAccumulator, CoverageTally, oversized, redaction_mask
 from app.core.pipeline import Pipeline, detect_all_timed
 from app.media.image_io import SUPPORTED_SUFFIXES, read_image
 

@@ -19,6 +19,7 @@ from typing import Mapping
 import numpy as np
 
 from app.core.detections import Detections, Source
+from app.core.geometry import frame_share
 
 
 @dataclass(frozen=True)
@@ -57,14 +58,13 @@ class BoxSanity:
         n = len(detections)
         if not n:
             return np.zeros(0, bool)
-        h, w = hw
+        h = hw[0]
         names = detections.class_names
         max_h = np.array([self.limits.get(c, SizeLimit()).height for c in names], np.float32)[detections.class_ids]
         max_a = np.array([self.limits.get(c, SizeLimit()).area for c in names], np.float32)[detections.class_ids]
         xyxy = detections.xyxy
-        bw = np.clip(xyxy[:, 2], 0, w) - np.clip(xyxy[:, 0], 0, w)
         bh = np.clip(xyxy[:, 3], 0, h) - np.clip(xyxy[:, 1], 0, h)
-        return (bh > max_h * h) | (bw * bh > max_a * h * w)
+        return (bh > max_h * h) | (frame_share(xyxy, hw) > max_a)
 
     def apply(self, detections: Detections, hw: tuple[int, int]) -> Detections:
         """``detections`` without the weak implausible boxes (manual boxes always kept)."""

@@ -21,6 +21,7 @@ from typing import Mapping
 import numpy as np
 
 from app.core.detections import Detections
+from app.core.geometry import frame_share
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,7 @@ class ScoreCalibration:
         names = detections.class_names
         per_class = np.array([self.thresholds.get(n, self.pivot) for n in names], np.float32)
         t = per_class[detections.class_ids]
-        h, w = hw
-        xyxy = detections.xyxy
-        area = (np.clip(xyxy[:, 2], 0, w) - np.clip(xyxy[:, 0], 0, w)) * (np.clip(xyxy[:, 3], 0, h) - np.clip(xyxy[:, 1], 0, h))
-        large = area > self.large_area * h * w
+        large = frame_share(detections.xyxy, hw) > self.large_area
         return np.where(large, np.maximum(t, self.large_min_score), t).astype(np.float32)
 
     def apply(self, detections: Detections, hw: tuple[int, int]) -> Detections:

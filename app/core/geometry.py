@@ -87,6 +87,13 @@ def box_area(xyxy: np.ndarray) -> np.ndarray:
     return (xyxy[:, 2] - xyxy[:, 0]).clip(0) * (xyxy[:, 3] - xyxy[:, 1]).clip(0)
 
 
+def frame_share(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
+    """Share (N,) float of the frame each box covers, after clipping the box to the frame."""
+    h, w = hw
+    boxes = clip_xyxy(np.asarray(xyxy, np.float32).reshape(-1, 4), hw)
+    return box_area(boxes).astype(np.float64) / float(max(h * w, 1))
+
+
 def intersection_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise intersection areas, shape (len(a), len(b))."""
     lt = np.maximum(a[:, None, :2], b[None, :, :2])

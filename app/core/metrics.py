@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.core.geometry import box_area, clip_xyxy, iou_matrix
+from app.core.geometry import box_area, frame_share, iou_matrix
 from app.core.redact import integer_boxes
 
 IOU_THRESHOLDS = np.round(np.arange(0.5, 0.96, 0.05), 2)
@@ -37,13 +37,6 @@ def box_coverage(gt_xyxy: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def outside_mask(gt_xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
     """(H, W) bool: pixels outside every ground-truth box."""
     return ~redaction_mask(gt_xyxy, hw)
-
-
-def frame_share(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
-    """Share (N,) float of the frame each box covers, after clipping the box to the frame."""
-    h, w = hw
-    boxes = clip_xyxy(np.asarray(xyxy, np.float32).reshape(-1, 4), hw)
-    return box_area(boxes).astype(np.float64) / float(max(h * w, 1))
 
 
 def oversized(pred_xyxy: np.ndarray, hw: tuple[int, int], max_share: float, gt_xyxy: np.ndarray | None = None,

@@ -71,7 +71,8 @@ def test_ap_accumulator_area_range_ignores_other_sizes():
 
 
 def test_frame_share_clips_and_oversized_skips_gt_matched_boxes():
-    from app.core.metrics import frame_share, oversized
+    from app.core.geometry import frame_share
+    from app.core.metrics import oversized
 
     boxes = np.array([[0, 0, 50, 50], [-50, -50, 50, 50], [0, 0, 100, 30], [60, 60, 70, 70]], np.float32)
     assert np.allclose(frame_share(boxes, (100, 100)), [0.25, 0.25, 0.30, 0.01])
