@@ -204,8 +204,8 @@ class OcrPiiDetector:
 
     def refine(self, fused: Detections) -> Detections:
         """The fused detections of all detectors on the frame last passed to ``detect``, adjusted
-        by this reading: fields of detector-boxed documents added, contradicted text boxes dropped,
-        plate candidates inside the detector's plate boxes confirmed."""
+        by this reading: fields of detector-boxed documents added, detector text boxes cut to the
+        lines the reading backs or dropped, plate candidates inside the detector's plate boxes confirmed."""
         reading, self.last_reading = self.last_reading, ScreenReading(self.last_reading.readings)
         fused = refine(fused, reading)
         return confirm_plates(fused) if self.settings.plates else fused

@@ -196,17 +196,6 @@ def _lines_under(box: np.ndarray, readings: list[LineReading]) -> tuple[list[Lin
     return under, covered
 
 
-def contradicted(box: np.ndarray, readings: list[LineReading], max_private: float = 0.25, min_cover: float = 0.5,
-                 min_line_score: float = 0.6) -> bool:  # fmt: skip
-    """True when the lines under ``box`` (xyxy) cover at least ``min_cover`` of it, all were read
-    clearly (OCR score ≥ ``min_line_score``) and none is private with P > ``max_private``."""
-    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
-    under, covered = _lines_under(box, readings)
-    if not under or covered < min_cover * area:
-        return False
-    return all(r.line.score >= min_line_score and r.p_private <= max_private and not r.spans for r in under)
-
-
 def read_detector_box(box: np.ndarray, class_name: str, score: float, readings: list[LineReading], span_box,
                       weak: float = 0.25, min_cover: float = 0.5, min_line_score: float = 0.6) -> list[Region] | None:  # fmt: skip
     """What the reading makes of a detector text-PII box (xyxy): ``None`` when the lines under it
