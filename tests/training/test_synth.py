@@ -100,6 +100,7 @@ def test_clip_drops_mostly_cut_boxes():
     (["--images", "0"], "--images must be > 0"),
     (["--images", "-3"], "--images must be > 0"),
     (["--images", "2", "--classes", "email,not_a_class"], "unknown class name"),
+    (["--images", "2", "--generators", "browser,no_such_scene"], "unknown generator"),
 ])
 def test_bad_arguments_fail_clearly(tmp_path, capsys, args, msg):
     assert cli.main(["--out", str(tmp_path / "o"), *args]) != 0
@@ -111,6 +112,17 @@ def test_unwritable_output_folder_fails_clearly(tmp_path, capsys):
     blocker.write_text("x")
     assert cli.main(["--out", str(blocker / "sub"), "--images", "2"]) != 0
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_generator_filter_renders_only_the_named_scenes():
+    from training.synth.dataset import generator_of
+
+    only = frozenset({"terminal", "mobile_2fa"})
+    assert {generator_of(5, i, None) for i in range(40)} - only, "unfiltered draws should include other scenes"
+    from training.synth.dataset import pick_generator
+
+    drawn = {pick_generator(np.random.default_rng([5, i]), None, only).name for i in range(40)}
+    assert drawn == only
 
 
 def test_end_to_end_tiny_dataset(tmp_path):

@@ -27,6 +27,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--imgsz", type=int, default=640, help="tile size (native-scale crops)")
     ap.add_argument("--classes", default="", help="comma-separated class names to keep (default: all)")
+    ap.add_argument("--generators", default="",
+                    help="comma-separated generator names to render (default: all), e.g. photo_documents,photo_street")
     ap.add_argument("--no-real", action="store_true", help="do not add the real photo pack")
     ap.add_argument("--card-dir", type=Path, default=None,
                     help="also copy README.md + contact_sheet.png here and draw contact_sheet_photos.png (whole photo scenes)")
@@ -42,6 +44,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if unknown:
         raise SynthError(f"unknown class name(s) in --classes: {', '.join(unknown)}; known: {', '.join(CLASS_NAMES)}")
     a.classes = frozenset(names) or None
+    from .generators import GENERATORS
+
+    gens = [g.strip() for g in a.generators.split(",") if g.strip()]
+    unknown_gens = [g for g in gens if g not in GENERATORS]
+    if unknown_gens:
+        raise SynthError(f"unknown generator(s) in --generators: {', '.join(unknown_gens)}; known: {', '.join(GENERATORS)}")
+    a.generators = frozenset(gens) or None
     try:
         a.out.mkdir(parents=True, exist_ok=True)
         probe = a.out / ".write_test"
@@ -66,10 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     from .card import contact_sheet, photo_contact_sheet, write_card
     from .dataset import SynthConfig, active_generators, build
 
-    if not active_generators(a.classes):
+    if not active_generators(a.classes, a.generators):
         print("error: no generator renders any of the requested classes", file=sys.stderr)
         return 2
-    cfg = SynthConfig(a.out, a.images, a.seed, a.workers, a.imgsz, a.classes, not a.no_real)
+    cfg = SynthConfig(a.out, a.images, a.seed, a.workers, a.imgsz, a.classes, not a.no_real, a.generators)
     stats, rate = build(cfg)
     command = "python -m training synth " + " ".join(shlex.quote(x) for x in argv)
     write_card(a.out, stats, rate, command, a.workers)

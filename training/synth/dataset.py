@@ -40,6 +40,7 @@ class SynthConfig:
     imgsz: int = 640
     classes: frozenset[str] | None = None
     with_real: bool = True
+    generators: frozenset[str] | None = None  # render only these generators (default: all)
 
 
 @dataclass
@@ -61,9 +62,9 @@ def split_of(seed: int, i: int) -> str:
     return "train" if r < 0.85 else "val" if r < 0.95 else "test"
 
 
-def active_generators(classes: frozenset[str] | None) -> list[Generator]:
-    """Generators that label at least one requested class (all when no filter)."""
-    gens = list(GENERATORS.values())
+def active_generators(classes: frozenset[str] | None, only: frozenset[str] | None = None) -> list[Generator]:
+    """Generators that label at least one requested class (all when no filter), limited to ``only``."""
+    gens = [g for g in GENERATORS.values() if only is None or g.name in only]
     return gens if classes is None else [g for g in gens if g.classes & classes]
 
 
@@ -100,9 +101,10 @@ def _clip(labels, w, h, x0, y0):
     return out
 
 
-def pick_generator(rng: np.random.Generator, classes: frozenset[str] | None = None):
+def pick_generator(rng: np.random.Generator, classes: frozenset[str] | None = None,
+                   only: frozenset[str] | None = None):
     """Draw a generator by weight: the first draw of every sample's rng."""
-    gens = active_generators(classes)
+    gens = active_generators(classes, only)
     w = np.array([g.weight for g in gens])
     return gens[int(rng.choice(len(gens), p=w / w.sum()))]
 
@@ -118,10 +120,11 @@ def render_sample(seed: int, i: int, imgsz: int = 640, classes: frozenset[str] |
     return name, img, labels
 
 
-def render_sample_with_unknown(seed: int, i: int, imgsz: int = 640, classes: frozenset[str] | None = None):
+def render_sample_with_unknown(seed: int, i: int, imgsz: int = 640, classes: frozenset[str] | None = None,
+                               only: frozenset[str] | None = None):
     """``render_sample`` plus the classes its real background photos may show unlabelled."""
     rng = np.random.default_rng([seed, i])
-    g = pick_generator(rng, classes)
+    g = pick_generator(rng, classes, only)
     real.used_backgrounds.clear()
     scene, labels = g.fn(rng)
     unknown = frozenset().union(*(item.unknown_classes(CLASS_NAMES) for item in real.used_backgrounds))
@@ -140,8 +143,8 @@ def yolo_lines(labels, w: int, h: int) -> str:
 
 
 def _work(args):
-    seed, i, imgsz, classes, out = args
-    name, img, labels, unknown = render_sample_with_unknown(seed, i, imgsz, classes)
+    seed, i, imgsz, classes, out, only = args
+    name, img, labels, unknown = render_sample_with_unknown(seed, i, imgsz, classes, only)
     split = split_of(seed, i)
     stem = f"s{i:06d}"
     cv2.imwrite(str(Path(out) / "images" / split / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 93])
@@ -199,7 +202,7 @@ def build(cfg: SynthConfig) -> tuple[Stats, float]:
         for s in SPLITS + ("real_test",):
             (out / kind / s).mkdir(parents=True, exist_ok=True)
     stats = Stats()
-    jobs = [(cfg.seed, i, cfg.imgsz, cfg.classes, str(out)) for i in range(cfg.images)]
+    jobs = [(cfg.seed, i, cfg.imgsz, cfg.classes, str(out), cfg.generators) for i in range(cfg.images)]
     t0 = time.perf_counter()
     done: set[int] = set()
     if cfg.workers > 1:
