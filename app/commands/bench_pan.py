@@ -27,6 +27,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from app.commands.bench_breakdown import OutsideBreakdown, Region, region_labels
+
 CHANGE_GREY = 24
 HIDDEN_SHARE = 0.95
 VIEW_W, VIEW_H = 1280, 720
@@ -112,12 +114,16 @@ class FrameScore:
 
     def __post_init__(self) -> None:
         self.outside: list[float] = []
+        self.breakdown = OutsideBreakdown()  # fed by frames scored with their drawn regions
 
-    def add(self, src: np.ndarray, out: np.ndarray, truth: np.ndarray) -> np.ndarray:
-        """Score one output frame against its source and true boxes; returns (K,) hidden flags."""
-        return self.add_maps(*pixel_maps(src, out), truth)
+    def add(self, src: np.ndarray, out: np.ndarray, truth: np.ndarray,
+            regions: list[Region] | None = None) -> np.ndarray:  # fmt: skip
+        """Score one output frame against its source and true boxes; returns (K,) hidden flags.
+        With ``regions`` (what was drawn), the changed area outside the truth is broken down by kind."""
+        return self.add_maps(*pixel_maps(src, out), truth, regions)
 
-    def add_maps(self, masked: np.ndarray, changed: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    def add_maps(self, masked: np.ndarray, changed: np.ndarray, truth: np.ndarray,
+                 regions: list[Region] | None = None) -> np.ndarray:  # fmt: skip
         """``add`` from the (H, W) bool maps of ``pixel_maps``."""
         inside = np.zeros(changed.shape, bool)
         flags = np.zeros(len(truth), bool)
@@ -132,6 +138,8 @@ class FrameScore:
         outside = ~inside
         self.outside.append(float(changed[outside].mean()) if outside.any() else 0.0)
         self.over_50 += int(changed.mean() > 0.5)
+        if regions is not None:
+            self.breakdown.add(changed, inside, regions)
         return flags
 
     def summary(self) -> str:
@@ -173,13 +181,26 @@ def run_measured(cmd: list[str]) -> RunCost:
     return RunCost(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, err[-600:])
 
 
-def score_file(clip: PanClip, output: Path) -> FrameScore:
-    """Privacy figures of an exported ``output`` against ``clip``."""
+def read_drawn_boxes(path: Path) -> dict[int, list[Region]]:
+    """Frame → drawn (label, xyxy) regions from a ``vpd-redact video --boxes-json`` file."""
+    from app.core.detections import Source
+
+    out: dict[int, list[Region]] = {}
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        out[int(row["frame"])] = region_labels(np.array(row["xyxy"], np.float32).reshape(-1, 4), row["class_ids"],
+                                               row["sources"], row["class_names"], int(Source.TRACKER))  # fmt: skip
+    return out
+
+
+def score_file(clip: PanClip, output: Path, drawn: dict[int, list[Region]] | None = None) -> FrameScore:
+    """Privacy figures of an exported ``output`` against ``clip``; with ``drawn`` (frame → drawn
+    regions) also the breakdown of the changed area outside the truth."""
     score = FrameScore()
     for i, (src, out) in enumerate(zip(read_frames(clip.path), read_frames(output))):
         if out.shape != src.shape:
             out = cv2.resize(out, (src.shape[1], src.shape[0]))
-        score.add(src, out, clip.truth[i])
+        score.add(src, out, clip.truth[i], None if drawn is None else drawn.get(i, []))
     return score
 
 
@@ -187,7 +208,8 @@ def bench_pan_export(clips: list[PanClip], work: Path, deface: str | None, repea
     """Export each clip with ``vpd-redact video`` (defaults) and deface, alternating; print figures."""
     for clip in clips:
         for rep in range(repeats):
-            tools = [("ours", [sys.executable, "-m", "app", "video", str(clip.path), "-o"])]
+            boxes = work / f"{clip.path.stem}_ours_{rep}_boxes.jsonl"
+            tools = [("ours", [sys.executable, "-m", "app", "video", str(clip.path), "--boxes-json", str(boxes), "-o"])]
             if deface:
                 tools.append(("deface", [deface, str(clip.path), "--replacewith", "solid", "-o"]))
             for name, cmd in tools:
@@ -197,10 +219,12 @@ def bench_pan_export(clips: list[PanClip], work: Path, deface: str | None, repea
                 if cost.returncode != 0 or not out.exists():
                     print(f"pan export {clip.path.stem} {name}: FAILED (exit {cost.returncode}): {cost.stderr_tail.strip()[-300:]}")
                     continue
-                score = score_file(clip, out)
+                score = score_file(clip, out, read_drawn_boxes(boxes) if name == "ours" else None)
                 print(f"pan export {clip.path.stem} {name}: {score.frames / cost.wall:.2f} fps ({score.frames} frames in "
                       f"{cost.wall:.1f} s wall, model loading included), {score.frames / cost.cpu:.2f} frames per CPU "
                       f"second ({cost.cpu:.1f} s CPU), peak RSS {cost.peak_mb:.0f} MB; {score.summary()}")  # fmt: skip
+                if score.breakdown.frames:
+                    print(f"  {score.breakdown.summary()}")
 
 
 class _KeepingSource:
@@ -229,7 +253,8 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
 
         def sink(out, src=src) -> None:
             masked, changed = pixel_maps(src.last, out.frame)
-            kept.append((src.index, masked.shape, np.packbits(masked), np.packbits(changed), out.protected))
+            kept.append((src.index, masked.shape, np.packbits(masked), np.packbits(changed), out.protected,
+                         live_regions(out, pipeline, masked.shape)))  # fmt: skip
             lat.append(out.latency_s)
             paused.append(not out.protected)
 
@@ -239,10 +264,10 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
             wall = time.perf_counter() - t0
         src.source.close()
         score, first_seen, first_hidden = FrameScore(), {}, {}
-        for i, shape, masked, changed, protected in kept:
+        for i, shape, masked, changed, protected, regions in kept:
             n = shape[0] * shape[1]
             unpack = lambda bits: np.unpackbits(bits, count=n).reshape(shape).astype(bool)  # noqa: E731
-            flags = score.add_maps(unpack(masked), unpack(changed), clip.truth[i])
+            flags = score.add_maps(unpack(masked), unpack(changed), clip.truth[i], regions)
             for key, ok, share in zip(clip.ids[i], flags, clip.in_view[i]):
                 if share >= 0.5:  # readable: at least half of it in view
                     first_seen.setdefault(int(key), i)
@@ -255,3 +280,21 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
         print(f"pan live {clip.path.stem}: {summary.frames / wall:.1f} fps out, latency median "
               f"{1000 * np.median(lat):.0f} ms, paused after 2 s {np.mean(after):.1%}, first-visible time of PII "
               f"entering after 2 s: {vis}; {score.summary()}")  # fmt: skip
+        print(f"  {score.breakdown.summary()}")
+
+
+def live_regions(out, pipeline, hw: tuple[int, int]) -> list[Region]:
+    """What a ``LiveFrame`` drew, as labelled regions: the whole frame when paused, else the padded
+    boxes, the regions filled because the fast tier is behind, and those filled because OCR is."""
+    from app.core.detections import Source
+
+    if not out.protected:
+        return [("paused (whole frame)", (0.0, 0.0, float(hw[1]), float(hw[0])))]
+    regions: list[Region] = []
+    if out.hidden is not None and len(out.hidden):
+        drawn = pipeline.padded(out.hidden, hw)
+        regions += region_labels(drawn.xyxy, drawn.class_ids, drawn.sources, drawn.class_names, int(Source.TRACKER))
+    for label, boxes in (("unseen (detector behind)", out.stale_regions), ("text unseen (OCR behind)", out.text_regions)):
+        if boxes is not None:
+            regions += [(label, b) for b in np.asarray(boxes).reshape(-1, 4)]
+    return regions

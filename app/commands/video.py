@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 from tqdm import tqdm
 
 from app.commands.common import (
@@ -59,6 +60,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--single-pass", action="store_true",
                    help="one pass with the live tracker instead of two-pass gap filling (less safe)")  # fmt: skip
     p.add_argument("--report", type=Path, default=None, help="write a JSON summary of the export here")
+    p.add_argument("--boxes-json", type=Path, default=None, metavar="PATH",
+                   help="write the boxes drawn on each frame (padded, with class and source) as JSON lines, "
+                        "e.g. for bench-video's over-masking breakdown")  # fmt: skip
     add_video_args(p)
     add_detection_args(p, "video")
     p.set_defaults(run=run)
@@ -107,8 +111,11 @@ def run(args: argparse.Namespace, build: Callable[[argparse.Namespace], Detector
             bar.total = total
         bar.update(done - bar.n)
 
+    boxes = _BoxesWriter(args.boxes_json) if args.boxes_json else None
     try:
-        report = export_video(args.input, target, pipeline, options, progress)
+        report = export_video(args.input, target, pipeline, options, progress, on_frame=boxes)
+        if boxes is not None:
+            boxes.commit()
     except Cancelled as exc:
         bar.close()
         print(f"cancelled: {exc}", file=sys.stderr)
@@ -125,6 +132,9 @@ def run(args: argparse.Namespace, build: Callable[[argparse.Namespace], Detector
         bar.close()
         print("cancelled; no file written", file=sys.stderr)
         return 130
+    finally:
+        if boxes is not None:
+            boxes.discard()
     bar.close()
     print(
         f"{report.frames} frames → {report.target} ({report.width}x{report.height}, audio {report.audio}); "
@@ -136,6 +146,29 @@ def run(args: argparse.Namespace, build: Callable[[argparse.Namespace], Detector
     if args.report:
         _write_report(args.report, report, providers, options)
     return 0
+
+
+class _BoxesWriter:
+    """``on_frame`` hook of ``export_video``: one JSON line per frame with its drawn boxes, written
+    to a part file that ``commit`` renames into place (``discard`` removes an uncommitted one)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.tmp = path, path.with_name(f".{path.name}.part")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = self.tmp.open("w")
+
+    def __call__(self, index: int, drawn) -> None:
+        row = {"frame": index, "xyxy": np.round(drawn.xyxy, 1).tolist(), "class_ids": drawn.class_ids.tolist(),
+               "sources": drawn.sources.tolist(), "class_names": list(drawn.class_names)}  # fmt: skip
+        self.file.write(json.dumps(row) + "\n")
+
+    def commit(self) -> None:
+        self.file.close()
+        os.replace(self.tmp, self.path)
+
+    def discard(self) -> None:
+        self.file.close()
+        self.tmp.unlink(missing_ok=True)
 
 
 def _write_report(path: Path, report: ExportReport, providers: str, options: ExportOptions) -> None:

@@ -2,6 +2,7 @@
 
 import cv2
 import numpy as np
+import pytest
 
 from app.cli import main
 from app.commands.bench_pan import FrameScore, make_pan_clip, read_frames
@@ -44,3 +45,42 @@ def test_pan_clip_truth_follows_the_pan_and_scoring_tells_hidden_from_leaked(tmp
 def _write(path, img):
     cv2.imwrite(str(path), img)
     return path
+
+
+def test_outside_breakdown_shares_overlaps_and_adds_up_to_the_outside_share():
+    from app.commands.bench_breakdown import NOT_DRAWN
+
+    src = np.full((10, 10, 3), 128, np.uint8)
+    out = src.copy()
+    out[0:2, 0:2] = 0  # the true box, hidden (inside: not over-masking)
+    out[2:6, 2:6] = 0  # 16 changed px outside the truth
+    out[8:10, 9] = 0  # 2 changed px under no drawn region
+    truth = np.array([[0, 0, 2, 2]], np.float32)
+    regions = [("face held", (2, 2, 6, 6)), ("license_plate detected", (4, 4, 8, 8))]
+    score = FrameScore()
+    score.add(src, out, truth, regions)
+    share = score.breakdown.means()
+    # 96 px outside the truth; the 4 px under both boxes count half to each.
+    assert share["face held"] == pytest.approx((12 + 2) / 96)
+    assert share["license_plate detected"] == pytest.approx(2 / 96)
+    assert share[NOT_DRAWN] == pytest.approx(2 / 96)
+    assert sum(share.values()) == pytest.approx(score.outside[0]) == pytest.approx(18 / 96)
+    score.add(src, src.copy(), truth, [("face held", (2, 2, 6, 6))])  # an untouched frame halves the means
+    assert score.breakdown.means()["face held"] == pytest.approx(14 / 96 / 2)
+    assert "face held 7.3%" in score.breakdown.summary()
+
+
+def test_video_boxes_json_lists_the_drawn_boxes_per_frame(tmp_path):
+    from app.commands.bench_pan import read_drawn_boxes
+    from app.dev import main as dev_main
+    from app.media.video_synthetic import SyntheticSource, write_synthetic_clip
+
+    clip = write_synthetic_clip(tmp_path / "in.mp4", SyntheticSource(96, 64, 30, None), 6)
+    out, boxes = tmp_path / "out.mp4", tmp_path / "boxes.jsonl"
+    assert dev_main(["video", str(clip), "-o", str(out), "--fake-detector", "--stride", "2",
+                     "--boxes-json", str(boxes)]) == 0  # fmt: skip
+    drawn = read_drawn_boxes(boxes)
+    assert sorted(drawn) == list(range(6))
+    labels = {label for regions in drawn.values() for label, _ in regions}
+    assert any(label.endswith(" detected") for label in labels) and any(label.endswith(" held") for label in labels)
+    assert not (tmp_path / ".boxes.jsonl.part").exists()
