@@ -47,7 +47,9 @@ def test_no_sidecar_means_plain_loss(tmp_path: Path):
 
 
 @pytest.mark.parametrize("source, annotated, must_contain, must_not_contain", [
-    ("oi_plates", {"license_plate"}, {"face", "shop_sign"}, {"license_plate", "email", "passport", "receipt"}),
+    ("oi_plates", {"license_plate"}, {"face", "shop_sign"},
+     {"license_plate", "email", "passport", "receipt", "street_sign", "house_number"}),
+    ("facade_shop_signs", {"shop_sign"}, {"face", "street_sign", "house_number"}, {"shop_sign", "passport"}),
     ("rf_qr_xcerno30", {"qr_code"}, {"email", "barcode"}, {"qr_code", "passport", "license_plate"}),
 ])
 def test_real_item_unknown_classes(source, annotated, must_contain, must_not_contain):

@@ -151,6 +151,36 @@ def test_composites_record_their_backgrounds_unknown_classes(name, sources):
     assert "face" in unk
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_road_signs_are_drawn_unlabelled_and_clear_of_labelled_boxes(seed):
+    from training.synth.composite import Background
+
+    rng = np.random.default_rng(seed)
+    img = np.full((480, 640, 3), 90, np.uint8)
+    plate = (300.0, 380.0, 380.0, 410.0)
+    bg = Background(img.copy(), [("license_plate", plate)], CLEAN, "test")
+    taken = [plate]
+    layers = ss.road_signs(bg, taken, rng, 2)
+    assert layers and all(not layer.polys for layer in layers)  # nothing labelled
+    changed = np.any(bg.img != img, axis=2)
+    assert changed.mean() > 0.005  # a pole and a sign were painted
+    x0, y0, x1, y1 = (int(v) for v in plate)
+    assert not changed[y0:y1, x0:x1].any()  # the labelled plate is untouched
+    assert len(taken) == 1 + len(layers) // 2
+
+
+def test_every_road_sign_kind_has_an_outline():
+    from training.synth.traffic_signs import KINDS, traffic_sign
+
+    rng, seen = np.random.default_rng(0), set()
+    for _ in range(200):
+        img, alpha, kind = traffic_sign(rng, 120)
+        assert img.shape == (120, 120, 3) and alpha.shape == (120, 120)
+        assert 0.25 < (alpha > 0).mean() < 0.98, kind
+        seen.add(kind)
+    assert seen == set(KINDS)
+
+
 def test_fully_synthetic_scenes_use_no_real_background():
     for fn in (so.table_documents, so.parcel):
         real.used_backgrounds.clear()

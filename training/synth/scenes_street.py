@@ -12,6 +12,7 @@ import numpy as np
 
 from . import lookmatch, props
 from . import objects as ob
+from .traffic_signs import traffic_sign
 from .composite import Background, base_layer, overlaps, paste_layer, real_background
 from .placement import Placed, box_polygon, boxes_of, pose_quad, rect
 
@@ -80,7 +81,38 @@ def street_plates(rng: np.random.Generator):
             layers.append(layer)
         else:  # too small to redraw: the real plate stays, labelled
             layers[0].polys += base_layer([(cls, box)], H, W).polys
+    if rng.random() < 0.6:
+        layers += road_signs(bg, [b for _, b in bg.labels], rng, int(rng.integers(1, 3)))
     return lookmatch.finish(bg.img, bg.look), boxes_of(layers, W, H)
+
+
+def road_signs(bg: Background, taken: list, rng: np.random.Generator, n: int) -> list[Placed]:
+    """Up to ``n`` unlabelled road signs on poles (``traffic_signs``), clear of ``taken`` boxes;
+    ``bg.img`` is updated in place. Returns their layers (they may hide labelled objects)."""
+    H, W = bg.img.shape[:2]
+    shade = lookmatch.illumination(bg.img)
+    layers = []
+    for _ in range(n):
+        sign, alpha, _kind = traffic_sign(rng)
+        width = W * rng.uniform(0.05, 0.2)
+        for _ in range(12):
+            cx, cy = rng.uniform(0.05, 0.95) * W, rng.uniform(0.08, 0.45) * H
+            box = (cx - width / 2, cy - width / 2, cx + width / 2, H)
+            if not overlaps(box, taken, pad=width * 0.1):
+                break
+        else:
+            continue
+        taken.append(box)
+        pw = max(3, int(width * rng.uniform(0.06, 0.1)))
+        top = int(cy)
+        pole = props.pole(rng, max(4, H - top), pw)
+        bg.img, layer = paste_layer(bg.img, pole, np.float32(rect(pw, H - top) + [cx - pw / 2, top]), [], bg.look, rng, shade)
+        layers.append(layer)
+        quad = pose_quad(sign.shape[1], sign.shape[0], (cx, cy), width, yaw=rng.uniform(-0.9, 0.9),
+                         roll=rng.normal(0, 0.04), distance=rng.uniform(3, 8))
+        bg.img, layer = paste_layer(bg.img, sign, quad, [], bg.look, rng, shade, alpha=alpha)
+        layers.append(layer)
+    return layers
 
 
 def wall_angle(grey: np.ndarray, region) -> float:
@@ -191,4 +223,7 @@ def wall_signs(rng: np.random.Generator):
             quad = wall_quad((cx, cy), width, num.shape[1] / num.shape[0], wall_angle(grey, box), rng)
             bg.img, layer = paste_layer(bg.img, num, quad, labels, bg.look, rng, shade)
             layers.append(layer)
+            taken.append(box)
+    if rng.random() < 0.4:
+        layers += road_signs(bg, taken, rng, 1)
     return lookmatch.finish(bg.img, bg.look), boxes_of(layers, W, H)
