@@ -18,6 +18,15 @@ def test_threshold_sits_between_true_and_false_scores():
 def test_threshold_is_clipped():
     t, *_ = f_beta_threshold(np.array([0.06, 0.07]), np.array([True, True]), n_gt=2)
     assert t == T_MIN
+
+
+def test_calibration_only_raises_the_default_bar():
+    # every true box scores 0.15: a lower threshold would be F1-best, the floor keeps the default
+    scores = np.array([0.15, 0.15, 0.15, 0.12])
+    t, f, p, r = f_beta_threshold(scores, np.array([True, True, True, False]), n_gt=3)
+    assert t == T_MIN == 0.25 and r == 0.0  # the figures reported are those at the chosen threshold
+    t, _, p, r = f_beta_threshold(scores, np.array([True, True, True, False]), n_gt=3, floor=0.1)
+    assert t == pytest.approx(0.125) and p == 1.0 and r == 1.0
     t, *_ = f_beta_threshold(np.array([0.95, 0.7, 0.7, 0.7]), np.array([True, False, False, False]), n_gt=1)
     assert t == T_MAX
 
