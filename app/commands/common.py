@@ -28,6 +28,10 @@ def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -
     g.add_argument("--no-codes", action="store_true", help="switch off the QR/barcode decoder (zxing-cpp)")
     g.add_argument("--no-text-plates", action="store_true",
                    help="switch off licence-plate candidates from the OCR's text lines (plate shape and character rules)")
+    g.add_argument("--no-text-documents", action="store_true",
+                   help="switch off whole ID-document, receipt and parcel-label boxes found from the OCR's text layout")
+    g.add_argument("--no-text-signs", action="store_true",
+                   help="switch off street-name sign boxes from the OCR's text lines in photos")
     g.add_argument("--people", action="store_true",
                    help="also find whole people (BlazePose detector, mediapipe wheel); hide them with --classes or --preset everything")
     g.add_argument("--allow-missing-detector", action="store_true",
@@ -56,6 +60,8 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         use_people=getattr(args, "people", False),
         face_model=getattr(args, "face_model", "centerface"),
         ocr_plates=not getattr(args, "no_text_plates", False),
+        ocr_documents=not getattr(args, "no_text_documents", False),
+        ocr_signs=not getattr(args, "no_text_signs", False),
     )
 
 

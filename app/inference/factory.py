@@ -32,6 +32,8 @@ class DetectorConfig:
     use_people: bool = False  # opt-in: whole-person boxes (BlazePose detector, mediapipe wheel)
     face_model: str = "centerface"  # one of FACE_MODELS
     ocr_plates: bool = True  # licence-plate candidates from the OCR's lines (plates_text; no extra model run)
+    ocr_documents: bool = True  # whole ID / receipt / parcel-label regions from the OCR's lines (documents_text)
+    ocr_signs: bool = True  # street-name signs from the OCR's lines in photos (signs_text)
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,8 @@ def _load_faces(config: DetectorConfig) -> Detector:
 def _load_ocr(config: DetectorConfig) -> Detector:
     from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
 
-    return OcrPiiDetector.from_package(config.providers, OcrSettings(plates=config.ocr_plates))
+    settings = OcrSettings(plates=config.ocr_plates, documents=config.ocr_documents, signs=config.ocr_signs)
+    return OcrPiiDetector.from_package(config.providers, settings)
 
 
 def _load_codes(config: DetectorConfig) -> Detector:

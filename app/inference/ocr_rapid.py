@@ -28,7 +28,9 @@ from app.text.classifier import TextPiiClassifier
 from app.text.lines import TextLine
 from app.text.model import TextModelError, load_model
 from app.text.screen import ScreenReading, read_screen, refine
+from app.inference.documents_text import DOCUMENT_REGION_CLASSES, attach_portraits, document_candidates
 from app.inference.plates_text import PLATE_CLASSES, confirm_plates, plate_candidates
+from app.inference.signs_text import SIGN_CLASSES, sign_candidates
 from app.inference.session import active_provider, create_session
 
 log = logging.getLogger(__name__)
@@ -48,6 +50,8 @@ class OcrSettings:
     use_classifier: bool = True  # the learned text-PII classifier; False: rule-based recognisers only
     classifier_path: Path | None = None  # None: models/text-pii.npz
     plates: bool = True  # licence-plate candidates from the lines read (app.inference.plates_text)
+    documents: bool = True  # whole ID / receipt / parcel-label regions from the lines' layout (documents_text)
+    signs: bool = True  # street-name signs from the lines read in photos (signs_text)
 
 
 @dataclass(frozen=True)
@@ -163,8 +167,12 @@ class OcrPiiDetector:
 
     @property
     def class_names(self) -> tuple[str, ...]:
-        """The taxonomy's on-screen text PII classes (and ``license_plate`` with ``settings.plates``)."""
-        return TEXT_PII + PLATE_CLASSES if self.settings.plates else TEXT_PII
+        """The taxonomy's on-screen text PII classes, plus those of the enabled specialists that read
+        the same lines: ``license_plate`` (``plates``), document regions (``documents``) and
+        ``street_sign`` (``signs``)."""
+        extra = ((PLATE_CLASSES if self.settings.plates else ()) + (DOCUMENT_REGION_CLASSES if self.settings.documents else ())
+                 + (SIGN_CLASSES if self.settings.signs else ()))  # fmt: skip
+        return TEXT_PII + tuple(c for c in dict.fromkeys(extra) if c not in TEXT_PII)
 
     @property
     def provider(self) -> str:
@@ -193,8 +201,11 @@ class OcrPiiDetector:
         non_latin = sum(1 for l in lines if latin_share(l.text) < 0.5)
         self.last_reading = read_screen(lines, frame, self.classifier)
         found = self.last_reading.detections()
-        if self.settings.plates:
-            found = concat([found, plate_candidates(lines, frame)], self.class_names)
+        specialists = [(self.settings.plates, plate_candidates), (self.settings.documents, document_candidates),
+                       (self.settings.signs, sign_candidates)]  # fmt: skip
+        extra = [find(lines, frame) for enabled, find in specialists if enabled]
+        if extra:
+            found = concat([found, *extra], self.class_names)
         seconds = time.perf_counter() - t0
         self.last_run = OcrRunInfo(len(lines), not_read + non_latin, non_latin, len(found), seconds)
         if not_read or non_latin:
@@ -205,9 +216,12 @@ class OcrPiiDetector:
     def refine(self, fused: Detections) -> Detections:
         """The fused detections of all detectors on the frame last passed to ``detect``, adjusted
         by this reading: fields of detector-boxed documents added, detector text boxes cut to the
-        lines the reading backs or dropped, plate candidates inside the detector's plate boxes confirmed."""
+        lines the reading backs or dropped, plate candidates inside the detector's plate boxes confirmed,
+        ID regions read from text widened to the holder's photo beside them."""
         reading, self.last_reading = self.last_reading, ScreenReading(self.last_reading.readings)
         fused = refine(fused, reading)
+        if self.settings.documents:
+            fused = attach_portraits(fused)
         return confirm_plates(fused) if self.settings.plates else fused
 
 
