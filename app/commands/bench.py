@@ -10,13 +10,14 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from app.commands.bench_timing import SessionClock, detector_sessions, measure, without_tile_reuse
+from app.commands.bench_timing import SessionClock, Timing, detector_sessions, measure, without_tile_reuse
 from app.commands.common import add_detection_args, load_detectors, policy_from_args, redaction_from_args
 from app.core.detections import concat
 from app.core.errors import VpdError
 from app.core.pipeline import Pipeline
 from app.inference.plates_text import plate_candidates
 from app.inference.vpd_detector import VpdDetector
+from app.text.screen import read_screen
 
 
 def add_parser(sub) -> None:
@@ -111,6 +112,10 @@ def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
     for ocr in (d for d in built.detectors if getattr(getattr(d, "settings", None), "plates", False)):
         plates = measure(lambda: plate_candidates(ocr.last_lines, shot), args.repeat)
         print(f"text plates (rules on the OCR's {len(ocr.last_lines)} lines, inside ocr) per {sw}x{sh} screenshot: {plates.text('ms')} (median of {args.repeat})")
+    for ocr in (d for d in built.detectors if d.name == "ocr"):
+        row = text_reading_row(ocr, shot, args.repeat)
+        if row:
+            print(row)
     slow = any(d.name == "ocr" for d in built.detectors)  # OCR takes seconds per frame on CPU
     for w, h in ((sw, sh), (3840, 2160)):
         frame = synthetic_screenshot(w, h)
@@ -118,3 +123,20 @@ def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
         timing = measure(lambda: pipeline.process(frame), reps)
         print(f"end-to-end {w}x{h} screenshot (detect{'' if args.no_tiling else ' with tiling'} + redact): "
               f"{timing.text()} (median of {reps})")  # fmt: skip
+
+
+def text_reading_row(ocr, frame: np.ndarray, repeat: int) -> str | None:
+    """The bench row of the text reading that follows OCR (``app.text.screen.read_screen``: the
+    text-PII classifier with the rule-based validators, document and address regions) on the lines
+    ``ocr`` read from ``frame`` in its last ``detect``: cost per OCR line and per frame, wall and
+    CPU. None when that call read no line."""
+    lines = list(getattr(ocr, "last_lines", ()))
+    if not lines:
+        return None
+    classifier = getattr(ocr, "classifier", None)
+    timing = measure(lambda: read_screen(lines, frame, classifier), repeat)
+    per_line = Timing(timing.wall / len(lines), timing.cpu / len(lines), timing.runs)
+    per_line_text = f"{1000 * per_line.wall:.3f} ms wall, {1000 * per_line.cpu:.3f} ms CPU"  # well under 1 ms: 3 digits
+    what = "text-PII classifier + rules" if classifier is not None else "rules only, no classifier"
+    return (f"text reading ({what}; inside ocr) per OCR line: {per_line_text}; "
+            f"per {frame.shape[1]}x{frame.shape[0]} screenshot ({len(lines)} lines): {timing.text('ms')} (median of {timing.runs})")  # fmt: skip

@@ -64,3 +64,29 @@ def test_bench_size_option(tmp_path, capsys):
     assert "per 1280x720 screenshot" in out and "inside ORT: detector 7 calls" in out  # 3x2 tiles + full view
     assert main(base + ["--size", "720p"]) == 2
     assert "--size must look like 1280x720" in capsys.readouterr().err
+
+
+def test_bench_text_row_gives_a_cost_per_ocr_line_in_ms():
+    import re
+    from types import SimpleNamespace
+
+    from app.commands.bench import text_reading_row
+    from app.text.classifier import TextPiiClassifier
+    from app.text.gazetteer import NameTable
+    from app.text.lines import TextLine
+    from app.text.model import load_model
+
+    def line(text, y):
+        return TextLine(text, np.array([[20, y], [20 + 11 * len(text), y], [20 + 11 * len(text), y + 22], [20, y + 22]], np.float32), 0.98)
+
+    lines = [line(t, 30 + 40 * i) for i, t in enumerate(["Contacts", "Anna Schmidt", "Mobile", "+49 30 1234567", "Settings"])]
+    frame = np.full((300, 400, 3), 255, np.uint8)
+    classifier = TextPiiClassifier(load_model(), NameTable({"anna": 100}, {"schmidt": 100}, "test"))
+    for holder, kind in ((SimpleNamespace(last_lines=lines, classifier=classifier), "text-PII classifier + rules"),
+                         (SimpleNamespace(last_lines=lines, classifier=None), "rules only")):  # fmt: skip
+        row = text_reading_row(holder, frame, repeat=2)
+        m = re.search(r"per OCR line: ([0-9.]+) ms wall, ([0-9.]+) ms CPU; per 400x300 screenshot \(5 lines\): ([0-9.]+) ms wall", row)
+        assert m and kind in row, row
+        wall_line, cpu_line, wall_frame = (float(v) for v in m.groups())
+        assert wall_line > 0 and cpu_line >= 0 and wall_frame >= wall_line
+    assert text_reading_row(SimpleNamespace(last_lines=[], classifier=None), frame, 2) is None  # nothing read: no row
