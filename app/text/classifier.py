@@ -113,7 +113,8 @@ def featurise(lines: list[TextLine], names: NameTable, dim: int, contexts: list[
         rules = find_pii(line.text, ctx.label_text)
         toks = tokens(line.text)
         address = address_tags(line.text, [t.start for t in toks]) if version >= 3 else None
-        feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules, address), dim) for k, t in enumerate(toks)]
+        feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules, address, version), dim)
+                 for k, t in enumerate(toks)]
         out.append((toks, feats, rules))
     return out
 

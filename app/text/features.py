@@ -19,8 +19,9 @@ from app.text.recognisers import PiiSpan
 
 TOKEN = re.compile(r"\S+")
 EDGE_PUNCT = "\"'“”‘’()[]{}<>.,;:!?¡¿*•·|"
-FEATURE_VERSION = 3  # 3: usaddress tags and the column head (2, with probablepeople tags, was dropped)
-READABLE_VERSIONS = (1, 3)  # feature versions this code computes (1: without the version-3 features)
+FEATURE_VERSION = 4  # 3: usaddress tags and the column head (2, with probablepeople tags, was dropped); 4: word parts
+READABLE_VERSIONS = (1, 3, 4)  # feature versions this code computes (1: without the version-3 features)
+PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 @dataclass(frozen=True)
@@ -62,11 +63,36 @@ def _context_words(text: str, limit: int = 5) -> list[str]:
     return [w for w in (t.strip(EDGE_PUNCT).lower() for t in text.split()[-limit:]) if w]
 
 
+def part_features(raw: str, names: NameTable) -> list[str]:
+    """Features of the parts of a joined word — ``Maxime_Nienow``, ``Elwyn.Skiles``,
+    ``SocialName``, ``jdoe84`` — split at ``. _ -``, case changes and digit runs: how many parts,
+    whether case changes inside, and the name-gazetteer rank of each letter part (a username built
+    from a first and a last name). Empty for a plain word."""
+    core = raw.strip(EDGE_PUNCT).lstrip("@")
+    parts = PART.findall(core)
+    if len(parts) < 2 or len(core) > 40:
+        return []
+    f = [f"parts={min(len(parts), 4)}"]
+    if re.search(r"[a-z][A-Z]", core):
+        f.append("camel")
+    if re.search(r"[A-Za-z][._-][A-Za-z]", core):
+        f.append("joined_sep")
+    for part in parts[:3]:
+        if part.isalpha() and len(part) > 1:
+            low = part.lower()
+            f.append(f"pfn={_rank_bucket(names.first_rank(low))}")
+            f.append(f"pln={_rank_bucket(names.last_rank(low))}")
+        else:
+            f.append(f"pd={_bucket(len(part), (1, 2, 3, 4))}")
+    return f
+
+
 def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: LineContext, names: NameTable,
-                   rules: list[PiiSpan], address: list[str] | None = None) -> list[str]:  # fmt: skip
+                   rules: list[PiiSpan], address: list[str] | None = None, version: int = FEATURE_VERSION) -> list[str]:  # fmt: skip
     """Feature strings of token ``k`` (``tok``) of a line; ``address``: the line's usaddress tag per
-    token (``app.text.parsers.address_tags``), given for feature version 3, which also adds the
-    column head. See the module docstring."""
+    token (``app.text.parsers.address_tags``), given for feature version 3 and later, which also
+    adds the column head; version 4 adds the word parts (``part_features``). See the module
+    docstring."""
     raw, word = tok.raw, tok.word
     f = ["bias", f"w={word}", f"sh={shape(raw)}", f"len={_bucket(len(raw), (1, 2, 3, 5, 8, 12, 20, 30))}"]
     padded = f"^{word[:24]}$"
@@ -85,6 +111,8 @@ def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: L
     if word.isalpha():
         f.append(f"fn={_rank_bucket(names.first_rank(word))}")
         f.append(f"ln={_rank_bucket(names.last_rank(word))}")
+    if version >= 4:
+        f += part_features(raw, names)
     # neighbours and sentence cues
     for off in (-2, -1, 1, 2):
         j = k + off

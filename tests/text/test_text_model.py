@@ -82,3 +82,15 @@ def test_a_version_1_file_reads_without_the_parser_features(tmp_path, monkeypatc
     line = TextLine("Adam Wright", np.array([[0, 0], [100, 0], [100, 20], [0, 20]], np.float32), 0.99)
     reading = TextPiiClassifier(model, NameTable({}, {}, "test")).read([line])
     assert len(reading[0].token_bounds) == 2
+
+
+def test_word_parts_describe_joined_usernames():
+    from app.text.features import part_features
+    from app.text.gazetteer import NameTable
+
+    names = NameTable({"maxime": 50}, {"nienow": 1500}, "test")
+    f = part_features("Maxime_Nienow", names)
+    assert "parts=2" in f and "joined_sep" in f and "pfn=top100" in f and "pln=top2k" in f
+    assert "camel" in part_features("@SocialName", names)
+    assert part_features("Hello", names) == [] and part_features("Wright,", names) == []
+    assert "pd=1" in part_features("jdoe84", names)  # a two-digit run

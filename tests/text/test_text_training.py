@@ -82,3 +82,70 @@ def test_extra_scenes_render_credentials_tables_and_varied_usernames():
         assert image.ndim == 3 and labels
         usernames += [b for c, b in labels if c == "username"]
     assert names <= set(EXTRA_SCENES) and len(names) >= 2 and usernames
+
+
+def test_varied_scenes_restyle_people_only_while_they_render():
+    from training.synth import fakedata as fd
+    from training.text.scenes import VARIED_SCENES, scene_of
+    from training.text.variety import varied_people
+
+    original = fd.make_person
+    rng = np.random.default_rng(5)
+    with varied_people():
+        people = [fd.make_person(rng) for _ in range(60)]
+    assert fd.make_person is original  # the detector's generators see the plain person again
+    users = [p.username for p in people]
+    assert any(u != u.lower() for u in users)  # CamelCase / First_Last / First.Last styles
+    assert any("," in p.name for p in people) and any(p.name.isupper() for p in people)  # "LAST, First", capitals
+    assert any(any(ch.isalpha() for ch in p.dob) for p in people)  # written-out birth dates
+    assert all(p.first and p.last for p in people)
+    plain = [fd.make_person(np.random.default_rng(5)) for _ in range(3)]
+    assert all(p.username == p.username.lower() for p in plain)
+    for i in range(3):
+        name, image, labels = scene_of(9, i, varied=True)
+        assert name in VARIED_SCENES and image.ndim == 3
+        h, w = image.shape[:2]
+        assert all(0 <= b[0] < b[2] <= w + 1 and 0 <= b[1] < b[3] <= h + 1 for _, b in labels)
+    assert scene_of(9, 0, varied=True)[2] == scene_of(9, 0, varied=True)[2]  # deterministic
+
+
+def test_the_activity_feed_labels_names_inside_sentences_and_handles():
+    from training.text.scenes import activity_feed
+
+    image, labels = activity_feed(np.random.default_rng(3))
+    classes = [c for c, _ in labels]
+    assert classes.count("person_name") >= 3 and image.shape[2] == 3
+    assert {"username", "phone_number"} & set(classes)
+
+
+def test_varied_scenes_train_and_a_varied_held_out_set_is_reported(tmp_path):
+    rng = np.random.default_rng(2)
+    for folder_name, count in (("7", 14), ("varied-4", 4), ("varied-5", 3)):
+        folder = tmp_path / "cache" / folder_name
+        folder.mkdir(parents=True)
+        for i in range(count):
+            (folder / f"{i:05d}.json").write_text(json.dumps(scene(i, rng)))
+    out = tmp_path / "m.npz"
+    argv = ["--cached-only", "--seed", "7", "--data", str(tmp_path / "cache"), "--out", str(out), "--dim", "4096",
+            "--epochs", "4", "--scenes", "14", "--varied-scenes", "4", "--varied-test", "3"]  # fmt: skip
+    assert cli.main(argv) == 0
+    result = json.loads(out.with_suffix(".json").read_text())
+    assert result["train_scenes"] == 12 + 4 and result["test_scenes"] == 2
+    assert result["varied_test"]["scenes"] == 3 and 0 <= result["varied_test"]["classifier"]["token_recall"] <= 1
+
+
+def test_text_level_variants_redraw_labelled_values_and_keep_their_classes():
+    from training.text.augment import labelled_runs, vary_line
+
+    ln = line("Welcome back, Ann Lee", 0, 0)
+    classes = [None] * 12 + ["person_name"] * 9  # a padded label box also caught the comma
+    classes[13] = classes[17] = None  # spaces stay unlabelled
+    assert labelled_runs(classes, ln.text) == [(14, 21, "person_name")]
+    rng = np.random.default_rng(4)
+    changed = [vary_line(rng, ln, classes, share=1.0) for _ in range(20)]
+    for new, new_classes in changed:
+        assert new.text.startswith("Welcome back, ") and len(new_classes) == len(new.text)
+        value = new.text[14:]
+        assert value != "Ann Lee" and all(c == "person_name" for ch, c in zip(value, new_classes[14:]) if not ch.isspace())
+        assert all(c is None for c in new_classes[:12]) and np.array_equal(new.quad, ln.quad)
+    assert vary_line(rng, line("Settings", 0, 0), [None] * 8, share=1.0) is None  # nothing private: unchanged

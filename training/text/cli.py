@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from app.text.gazetteer import SHIPPED, build_compact, name_table
+from training.text.augment import varied_copies
 from training.text.ocr_data import DEFAULT_DIR, generate, iter_scenes
 from training.text.train import train
 
@@ -32,6 +33,17 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--extra-scenes", type=int, default=0,
                    help="extra training-only scenes (credential lists, user tables, varied usernames) read "
                         "under --extra-seed; the held-out scenes stay those of --seed (default %(default)s)")
+    p.add_argument("--varied-seed", type=int, default=4, help="seed of the varied scenes (default %(default)s)")
+    p.add_argument("--varied-scenes", type=int, default=0,
+                   help="training-only scenes with restyled people (CamelCase/dotted usernames, 'LAST, First' "
+                        "names, phone and birth-date formats) and activity feeds, cached under "
+                        "<data>/varied-<seed> (default %(default)s)")
+    p.add_argument("--varied-test-seed", type=int, default=5, help="seed of the varied held-out scenes (default %(default)s)")
+    p.add_argument("--varied-test", type=int, default=0,
+                   help="a second held-out set of varied scenes, reported as 'varied_test' (default %(default)s)")
+    p.add_argument("--varied-copies", type=int, default=0,
+                   help="text-level variants of each training scene of --seed: its names, usernames, phones and "
+                        "birth dates redrawn in other styles (training.text.augment; default %(default)s)")
     p.add_argument("--cached-only", action="store_true", help="train on the scenes already read; run no OCR")
     return p.parse_args(argv)
 
@@ -45,8 +57,14 @@ def main(argv: list[str] | None = None) -> int:
         generate(args.data, args.seed, args.scenes)
         if args.extra_scenes:
             generate(args.data, args.extra_seed, args.extra_scenes, extra=True)
+        if args.varied_test:
+            generate(args.data, args.varied_test_seed, args.varied_test, varied=True)
+        if args.varied_scenes:
+            generate(args.data, args.varied_seed, args.varied_scenes, varied=True)
     scenes = list(iter_scenes(args.data, args.seed))[: args.scenes]
     extra = list(iter_scenes(args.data, args.extra_seed))[: args.extra_scenes] if args.extra_scenes else []
+    extra += list(iter_scenes(args.data, args.varied_seed, varied=True))[: args.varied_scenes] if args.varied_scenes else []
+    varied_test = list(iter_scenes(args.data, args.varied_test_seed, varied=True))[: args.varied_test] if args.varied_test else []
     if len(scenes) < 10:
         print(f"error: only {len(scenes)} scenes under {args.data / str(args.seed)}; run without --cached-only", file=sys.stderr)
         return 2
@@ -56,8 +74,12 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copyfile(source, SHIPPED)
     n_test = max(1, int(round(len(scenes) * args.test_share)))
     t_ocr = time.perf_counter() - t0
-    model, result = train(scenes[:-n_test] + extra, scenes[-n_test:], name_table(), args.dim, args.epochs, args.threshold)
+    copies = varied_copies(scenes[:-n_test], args.varied_copies, args.seed) if args.varied_copies else []
+    extra += copies
+    model, result = train(scenes[:-n_test] + extra, scenes[-n_test:], name_table(), args.dim, args.epochs, args.threshold,
+                          {"varied_test": varied_test} if varied_test else None)  # fmt: skip
     result["extra_scenes"] = len(extra)
+    result["varied_copies"] = len(copies)
     result.update({"seed": args.seed, "seconds_total": round(time.perf_counter() - t0, 1), "seconds_ocr_this_run": round(t_ocr, 1),
                    "command": "python -m training text-classifier " + " ".join(argv or sys.argv[1:])})  # fmt: skip
     model.meta["metrics"] = result

@@ -27,13 +27,16 @@ DEFAULT_DIR = Path("data/text_ocr")
 
 @dataclass(frozen=True)
 class ReadScene:
-    """What OCR read on one rendered scene, with the scene's drawn labels ``[(class, xyxy)]``."""
+    """What OCR read on one rendered scene, with the scene's drawn labels ``[(class, xyxy)]``;
+    ``char_classes``: the class of each character of each line when known directly (text-level
+    variants, ``training.text.augment``), else None and the labels decide (``char_labels``)."""
 
     name: str
     width: int
     height: int
     lines: tuple[TextLine, ...]
     labels: tuple[tuple[str, tuple[float, float, float, float]], ...]
+    char_classes: tuple[tuple[str | None, ...], ...] | None = None
 
 
 def _line_json(line: TextLine) -> dict:
@@ -76,13 +79,20 @@ def char_labels(line: TextLine, labels) -> list[str | None]:
     return out
 
 
-def generate(out_dir: Path, seed: int, count: int, progress: bool = True, extra: bool = False) -> Path:
-    """Render ``count`` scenes of ``seed`` (from ``EXTRA_SCENES`` when ``extra``), OCR them with the
-    app's plug-in, cache one JSON each (scenes already cached are skipped). Returns the folder."""
+def scene_folder(out_dir: Path, seed: int, varied: bool = False) -> Path:
+    """Cache folder of one seed: ``<out_dir>/<seed>``, or ``<out_dir>/varied-<seed>`` for the
+    restyled scenes (another scene table, so never mixed with the plain ones)."""
+    return out_dir / (f"varied-{seed}" if varied else str(seed))
+
+
+def generate(out_dir: Path, seed: int, count: int, progress: bool = True, extra: bool = False, varied: bool = False) -> Path:
+    """Render ``count`` scenes of ``seed`` (from ``EXTRA_SCENES`` when ``extra``, from
+    ``VARIED_SCENES`` with restyled people when ``varied``), OCR them with the app's plug-in,
+    cache one JSON each (scenes already cached are skipped). Returns the folder."""
     from app.inference.ocr_rapid import OcrPiiDetector
     from training.text.scenes import scene_of
 
-    folder = out_dir / str(seed)
+    folder = scene_folder(out_dir, seed, varied)
     folder.mkdir(parents=True, exist_ok=True)
     ocr = OcrPiiDetector.from_package()
     t0, done = time.perf_counter(), 0
@@ -90,7 +100,7 @@ def generate(out_dir: Path, seed: int, count: int, progress: bool = True, extra:
         path = folder / f"{i:05d}.json"
         if path.exists():
             continue
-        name, image, labels = scene_of(seed, i, extra)
+        name, image, labels = scene_of(seed, i, extra, varied)
         lines = ocr.read_lines(image)
         record = {"name": name, "width": int(image.shape[1]), "height": int(image.shape[0]),
                   "labels": [[c, [round(v, 1) for v in b]] for c, b in labels], "lines": [_line_json(l) for l in lines]}  # fmt: skip
@@ -103,7 +113,7 @@ def generate(out_dir: Path, seed: int, count: int, progress: bool = True, extra:
     return folder
 
 
-def iter_scenes(out_dir: Path, seed: int) -> Iterator[ReadScene]:
-    """Every cached scene of ``seed`` in index order."""
-    for path in sorted((out_dir / str(seed)).glob("*.json")):
+def iter_scenes(out_dir: Path, seed: int, varied: bool = False) -> Iterator[ReadScene]:
+    """Every cached scene of ``seed`` (of the restyled table when ``varied``) in index order."""
+    for path in sorted(scene_folder(out_dir, seed, varied).glob("*.json")):
         yield load_scene(path)

@@ -12,6 +12,7 @@ xyxy)])`` like ``training.synth.generators``.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Callable
 
 import numpy as np
@@ -21,6 +22,7 @@ from training.synth import generators as g
 from training.synth import objects as ob
 from training.synth.qtkit import Canvas, make_font
 from training.synth.ui import theme
+from training.text.variety import varied_people
 
 Scene = tuple[np.ndarray, list]
 
@@ -262,6 +264,70 @@ def user_table(rng: np.random.Generator) -> Scene:
     return c.finish()
 
 
+ACTIVITY_VERBS = ("added a note on", "commented on", "updated the deal on", "shared a file on", "replied on",
+                  "reacted to your post on", "joined the group on", "closed the ticket on", "signed in on")
+ROW_TAILS = ("boosted", "liked your post", "followed you", "mentioned you", "reposted", "is typing…", "sent a photo")
+ROLE_LABELS = ("Cashier", "Served by", "Assigned to", "Agent", "Owner", "Reviewer", "Contact", "Driver", "Host")
+
+
+def _activity_row(rng: np.random.Generator, c: Canvas, x: float, y: float, th, ft, fs) -> None:
+    """One row of a CRM / social / chat-list feed; the person's name or handle sits inside a
+    sentence, before a colon, in brackets or after a role label; the rest is not private."""
+    p = fd.make_person(rng)
+    when = _date_not_birth(rng).split(" ", 1)[1]
+    handle = "@" + p.username
+    kind = int(rng.integers(0, 8))
+    if kind == 0:  # chat list: title name, "First: message" preview under it
+        c.text(x, y, p.name, ft, th.text, cls="person_name")
+        who = fd.make_person(rng).first
+        c.spans(x, y + 30, [(who, "person_name"), (": " + fd.sentence(rng, (3, 7))[:40], None)], fs, th.muted)
+    elif kind == 1:  # activity log: "Name added a note on <date>"
+        c.spans(x, y, [(p.first if rng.random() < 0.4 else p.name, "person_name"),
+                       (f" {rng.choice(ACTIVITY_VERBS)} {when}", None)], fs, th.text)  # fmt: skip
+        c.text(x, y + 26, fd.sentence(rng, (4, 9))[:60], fs, th.muted)
+    elif kind == 2:  # reply that starts with a mention
+        c.spans(x, y, [(p.name, "person_name"), ("  ", None), (handle, "username")], ft, th.text)
+        q = fd.make_person(rng)
+        c.spans(x, y + 30, [("@" + q.username, "username"), (" " + fd.sentence(rng, (3, 8))[:44], None)], fs, th.text)
+    elif kind == 3:  # "Name boosted" / "Followed by Name"
+        if rng.random() < 0.5:
+            c.spans(x, y, [(p.name, "person_name"), (" " + str(rng.choice(ROW_TAILS)), None)], fs, th.muted)
+        else:
+            c.spans(x, y, [(str(rng.choice(["Followed by ", "Liked by ", "Invited by ", "Shared by "])), None), (p.name, "person_name")], fs, th.muted)
+        c.text(x, y + 26, fd.sentence(rng, (4, 10))[:60], fs, th.text)
+    elif kind == 4:  # task with the person in brackets
+        task = fd.sentence(rng, (2, 5)).rstrip(".")
+        c.spans(x, y, [(f"{task} (Re: ", None), (p.name, "person_name"), (")", None)], fs, th.text)
+        c.text(x, y + 26, f"due {when}", fs, th.muted)
+    elif kind == 5:  # role label before a name
+        c.spans(x, y, [(f"{rng.choice(ROLE_LABELS)}: ", None), (p.first + (f" {p.last[0]}" if rng.random() < 0.5 else ""), "person_name")], fs, th.text)
+        c.text(x, y + 26, f"{rng.choice(['Order', 'Ticket', 'Receipt'])} {fd._digits(rng, 6)}", fs, th.muted)
+    elif kind == 6:  # person card: name over "Job at Company"
+        c.text(x, y, p.name, ft, th.text, cls="person_name")
+        c.text(x, y + 30, f"{p.job[:24]} at {fd.faker_for(rng).company()[:24]}", fs, th.muted)
+    else:  # phone with its kind beside it
+        c.spans(x, y, [(p.phone, "phone_number"), (" " + str(rng.choice(["Mobile", "Home", "Work", "Office", "Fax"])), None)], fs, th.text)
+        c.text(x, y + 26, str(rng.choice(["Call", "Message", "Last call 3 min", "Missed call", "Favourite"])), fs, th.muted)
+
+
+def activity_feed(rng: np.random.Generator) -> Scene:
+    """A CRM / social / chat-list feed: names and handles inside sentences, before colons, in
+    brackets, after role labels; phones with their kind; job titles and companies (not private)."""
+    th = theme(rng)
+    w, h = float(rng.choice([720, 1024, 1280])), float(rng.choice([1000, 1300]))
+    c = Canvas(w, h, th.bg)
+    fam = th.family
+    c.text(30, 24, str(rng.choice(["Activity", "Recent", "Chats", "Notifications", "Dashboard", "Timeline", "Tasks"])),
+           make_font(fam, float(rng.uniform(24, 32)), bold=True), th.text)
+    ft, fs = make_font(fam, float(rng.uniform(17, 22)), bold=bool(rng.random() < 0.6)), make_font(fam, float(rng.uniform(13, 17)))
+    y = 90.0
+    while y < h - 90:
+        c.ellipse(24, y, 40, 40, str(rng.choice(["#f59e0b", "#10b981", "#6366f1", "#ef4444", "#64748b"])))
+        _activity_row(rng, c, 80.0, y, th, ft, fs)
+        y += float(rng.uniform(72, 92))
+    return c.finish()
+
+
 def _obj(name: str) -> Callable[[np.random.Generator], Scene]:
     return lambda rng: ob.OBJECTS[name](rng)
 
@@ -295,15 +361,22 @@ EXTRA_SCENES: dict[str, tuple[Callable[[np.random.Generator], Scene], float]] = 
     "user_table": (user_table, 1.0),
     "user_list_varied": (lambda rng: user_list(rng, varied=True), 0.8),
 }
+# Version 4 data (``--varied-scenes``): every scene above plus the activity feed, rendered while
+# ``variety.varied_people`` restyles each person (names, usernames, phones, birth dates).
+VARIED_SCENES: dict[str, tuple[Callable[[np.random.Generator], Scene], float]] = {
+    **SCENES, **{k: (f, 0.6) for k, (f, _) in EXTRA_SCENES.items()}, "activity_feed": (activity_feed, 1.4),
+}
 
 
-def scene_of(seed: int, i: int, extra: bool = False) -> tuple[str, np.ndarray, list]:
+def scene_of(seed: int, i: int, extra: bool = False, varied: bool = False) -> tuple[str, np.ndarray, list]:
     """Deterministic scene ``i`` of ``seed``: (scene name, BGR image, [(class, xyxy)]); from
-    ``EXTRA_SCENES`` when ``extra``, else from ``SCENES``."""
+    ``EXTRA_SCENES`` when ``extra``, from ``VARIED_SCENES`` with restyled people when ``varied``,
+    else from ``SCENES``."""
     rng = np.random.default_rng([seed, i])
-    table = EXTRA_SCENES if extra else SCENES
+    table = VARIED_SCENES if varied else EXTRA_SCENES if extra else SCENES
     names = list(table)
     weights = np.array([table[n][1] for n in names])
     name = names[int(rng.choice(len(names), p=weights / weights.sum()))]
-    image, labels = table[name][0](rng)
+    with varied_people() if varied else nullcontext():
+        image, labels = table[name][0](rng)
     return name, image, [(str(c), tuple(float(v) for v in b)) for c, b in labels]

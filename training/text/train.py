@@ -54,8 +54,8 @@ def token_label(labels: list[str | None], start: int, end: int) -> str | None:
     return cls if n >= 0.5 * max(1, sum(1 for ch in range(start, end))) else None
 
 
-def build_tokens(scenes: list[ReadScene], names: NameTable, dim: int) -> TokenSet:
-    """Features and labels of every token of every line of ``scenes``."""
+def build_tokens(scenes: list[ReadScene], names: NameTable, dim: int, version: int = FEATURE_VERSION) -> TokenSet:
+    """Features (of feature ``version``) and labels of every token of every line of ``scenes``."""
     index = {c: i for i, c in enumerate(CLASSES)}
     feats: list[list[int]] = []
     labels, rule_pred, strong_pred, line_of = [], [], [], []
@@ -63,8 +63,9 @@ def build_tokens(scenes: list[ReadScene], names: NameTable, dim: int) -> TokenSe
     for scene in scenes:
         lines = list(scene.lines)
         contexts = line_contexts(lines)
-        for line, ctx, (toks, tok_feats, _) in zip(lines, contexts, featurise(lines, names, dim, contexts)):
-            chars = char_labels(line, scene.labels)
+        prepared = featurise(lines, names, dim, contexts, version)
+        for i, (line, ctx, (toks, tok_feats, _)) in enumerate(zip(lines, contexts, prepared)):
+            chars = list(scene.char_classes[i]) if scene.char_classes else char_labels(line, scene.labels)
             rules = [r for r in find_pii(line.text, ctx.label_text) if r.score >= 0.25]  # the old default policy conf
             for tok, f in zip(toks, tok_feats):
                 feats.append(f)
@@ -175,8 +176,9 @@ def to_model(W: np.ndarray, b: np.ndarray, meta: dict) -> TextPiiModel:
 
 
 def train(train_scenes: list[ReadScene], test_scenes: list[ReadScene], names: NameTable, dim: int, epochs: int,
-          threshold: float = 0.5) -> tuple[TextPiiModel, dict]:  # fmt: skip
-    """Fit on ``train_scenes``, measure on ``test_scenes``; returns the model and its metrics."""
+          threshold: float = 0.5, other_tests: dict[str, list[ReadScene]] | None = None) -> tuple[TextPiiModel, dict]:  # fmt: skip
+    """Fit on ``train_scenes``, measure on ``test_scenes`` (and on each named set of
+    ``other_tests``, reported under its name); returns the model and its metrics."""
     t0 = time.perf_counter()
     tr = build_tokens(train_scenes, names, dim)
     te = build_tokens(test_scenes, names, dim)
@@ -192,9 +194,23 @@ def train(train_scenes: list[ReadScene], test_scenes: list[ReadScene], names: Na
               "classifier": metrics(te.labels, pred, te.line_of), "model_alone": metrics(te.labels, model_pred, te.line_of),
               "rules_only": metrics(te.labels, te.rule_pred, te.line_of),
               "names": names.source}  # fmt: skip
+    for name, scenes in (other_tests or {}).items():
+        result[name] = evaluate(W, b, build_tokens(scenes, names, dim), threshold)
+        result[name]["scenes"] = len(scenes)
     model = to_model(W, b, {"metrics": result})
     result["cost"] = reading_cost(model, names, test_scenes)
     return model, result
+
+
+def evaluate(W: np.ndarray, b: np.ndarray, data: TokenSet, threshold: float = 0.5) -> dict:
+    """Metrics of the classifier with validator overrides, the model alone and the rules alone on
+    ``data`` (as ``train`` reports them for the held-out scenes)."""
+    p = predict(W, b, data.features)
+    private = 1 + np.argmax(p[:, 1:], axis=1)
+    model_pred = np.where(1 - p[:, 0] >= threshold, private, 0)
+    pred = np.where(data.strong_pred > 0, data.strong_pred, model_pred)
+    return {"classifier": metrics(data.labels, pred, data.line_of), "model_alone": metrics(data.labels, model_pred, data.line_of),
+            "rules_only": metrics(data.labels, data.rule_pred, data.line_of)}  # fmt: skip
 
 
 def reading_cost(model: TextPiiModel, names: NameTable, scenes: list[ReadScene]) -> dict:

@@ -1,0 +1,109 @@
+"""Text-level variants of cached OCR reads: the private values of a read scene rewritten in the
+styles of ``training.text.variety``.
+
+OCR costs about a second of CPU per rendered screen (far more on a shared machine), so re-rendering
+hundreds of screens to show the classifier CamelCase usernames or "LAST, First" names is slow. A
+read scene already holds real OCR lines, contexts and layouts; here each labelled name, username,
+phone number or birth date inside a line is replaced by a freshly drawn value in another style
+(``SocialName``, ``Maxime_Nienow``, ``GARCÍA, Emma``, ``+44 20 7946 0958``, ``12 March 1985``),
+and the characters keep their classes. The rest of the line and the screen stay as read.
+
+Only training scenes are varied; held-out scenes stay as OCR read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from app.text.lines import TextLine
+from training.synth import fakedata as fd
+from training.text import variety
+from training.text.ocr_data import ReadScene, char_labels
+
+VARIED_CLASSES = ("person_name", "username", "phone_number", "date_of_birth")
+
+
+def labelled_runs(classes: list[str | None], text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, class)`` of each run of characters of one class, spaces inside a run
+    included ("Ann Lee" is one run)."""
+    runs: list[tuple[int, int, str]] = []
+    for k, cls in enumerate(classes):
+        if cls is None:
+            continue
+        if runs and runs[-1][2] == cls and not text[runs[-1][1] : k].strip():
+            runs[-1] = (runs[-1][0], k + 1, cls)
+        else:
+            runs.append((k, k + 1, cls))
+    return [r for r in (_trim(text, *run) for run in runs) if r is not None]
+
+
+def _trim(text: str, start: int, end: int, cls: str) -> tuple[int, int, str] | None:
+    """A run without the punctuation a padded label box catches at its edges ("back, Sylvia")."""
+    while start < end and text[start] in EDGE:
+        start += 1
+    while end > start and text[end - 1] in EDGE:
+        end -= 1
+    return (start, end, cls) if end > start else None
+
+
+EDGE = " ,.;:!?\"'’”)]"
+
+
+def new_value(rng: np.random.Generator, cls: str, original: str) -> str:
+    """A fresh value of ``cls`` in a style drawn from ``variety`` (``original``: the value read)."""
+    p = fd.make_person(rng)
+    if cls == "person_name":
+        if len(original.split()) == 1:  # a first name or surname alone
+            return str(rng.choice([p.first, p.last, p.last.upper(), f"{p.last.upper()},"]))
+        return variety.person_name(rng, p.first, p.last)
+    if cls == "username":
+        return ("@" if original.startswith("@") else "") + variety.username(rng, p)
+    if cls == "phone_number":
+        return variety.phone(rng, p.phone)
+    return variety.birth_date(rng, p.dob)
+
+
+def vary_line(rng: np.random.Generator, line: TextLine, classes: list[str | None], share: float = 0.7
+              ) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
+    """``line`` with some of its labelled values redrawn, and the class of each new character; None
+    when nothing was changed. Word boxes are dropped (they no longer spell the text); the line
+    keeps its box and score."""
+    runs = [r for r in labelled_runs(classes, line.text) if r[2] in VARIED_CLASSES]
+    if not runs or rng.random() > share:
+        return None
+    text, out = line.text, list(classes)
+    for start, end, cls in reversed(runs):  # from the right: earlier offsets stay valid
+        value = new_value(rng, cls, text[start:end])
+        text = text[:start] + value + text[end:]
+        out = out[:start] + [None if ch.isspace() else cls for ch in value] + out[end:]
+    return TextLine(text, line.quad, line.score, ()), out
+
+
+def vary_scene(scene: ReadScene, rng: np.random.Generator) -> ReadScene | None:
+    """A copy of ``scene`` whose labelled values are redrawn (``vary_line``), with per-character
+    classes attached; None when the scene holds no such value."""
+    lines, classes, changed = [], [], False
+    for line in scene.lines:
+        chars = list(scene.char_classes[len(lines)]) if scene.char_classes else char_labels(line, scene.labels)
+        varied = vary_line(rng, line, chars)
+        if varied is not None:
+            line, chars = varied
+            changed = True
+        lines.append(line)
+        classes.append(tuple(chars))
+    if not changed:
+        return None
+    return replace(scene, name=scene.name + "+varied", lines=tuple(lines), char_classes=tuple(classes))
+
+
+def varied_copies(scenes: list[ReadScene], copies: int, seed: int = 0) -> list[ReadScene]:
+    """Up to ``copies`` varied copies of every scene (deterministic for ``seed``)."""
+    out = []
+    for i, scene in enumerate(scenes):
+        for c in range(copies):
+            varied = vary_scene(scene, np.random.default_rng([seed, i, c]))
+            if varied is not None:
+                out.append(varied)
+    return out

@@ -1,0 +1,126 @@
+"""More varied personal text for the text-PII classifier's own training scenes.
+
+The synthetic person (``training.synth.fakedata.make_person``) writes every value in one style: a
+lower-case username, "First Last", Faker's national phone format and a numeric birth date. Real
+screens show more: ``First_Last`` / CamelCase / dotted usernames and handles with digits, names
+as "LAST, First" or in capitals, bare or international phone numbers with extensions, birth dates
+written out ("12 March 1985"). :func:`restyle` redraws a person's display strings in those styles.
+
+``fakedata`` itself is left unchanged on purpose: the detector's synthetic sets are rendered from
+it (and may be rendering while the classifier's data is made), so the variety is applied only
+while a classifier scene renders, through :func:`varied_people`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Iterator
+
+import numpy as np
+
+from training.synth import fakedata as fd
+
+USER_WORDS = ("Social", "Work", "User", "Desktop", "Home", "Main", "Dev", "Admin", "Gaming", "Music", "Photo", "Cloud",
+              "Office", "Travel", "Shop", "Private", "Family", "School", "Profil", "Konto", "Compte", "Cuenta", "Pixel",
+              "Night", "Blue", "Red", "Wolf", "Coffee", "Code", "Bike", "Star", "Moon", "Tiger", "Data", "Green")  # fmt: skip
+MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+             "November", "December")  # fmt: skip
+
+
+def ascii_word(s: str) -> str:
+    """``s`` reduced to ASCII letters and digits (usernames seldom carry accents or spaces)."""
+    return "".join(c for c in s if c.isascii() and c.isalnum())
+
+
+def username(rng: np.random.Generator, p: fd.Person) -> str:
+    """A username in one of the styles people pick: the synthetic lower-case one, CamelCase
+    ``FirstLast``, ``First_Last``, ``First.Last``, a first name with digits, joined words,
+    initials, surname-first, with or without trailing digits."""
+    first, last = ascii_word(p.first) or "Alex", ascii_word(p.last) or "Smith"
+    words = [str(w) for w in rng.choice(USER_WORDS, 2, replace=False)]
+    digits = str(int(rng.integers(1, 2030)))
+    styles = (p.username, f"{first}{last}", f"{first}_{last}", f"{first}.{last}", f"{first}{digits}",
+              "".join(words), f"{words[0]}{first}", f"{first[0]}{last}", f"{last}{first[0]}".lower(),
+              f"{first}-{last}".lower(), f"{first.lower()}_{last.lower()}{digits[-2:]}", f"{last}.{first}".lower(),
+              f"{first}{last[0]}{digits[-2:]}", f"{words[0].lower()}_{first.lower()}", f"{first[0]}.{last}",
+              f"{first}{words[1]}{digits[-1]}", f"{last.upper()}{digits[-2:]}")  # fmt: skip
+    return str(styles[int(rng.integers(0, len(styles)))])
+
+
+def person_name(rng: np.random.Generator, first: str, last: str) -> str:
+    """A full name as forms, lists and documents print it: "First Last", "LAST, First", "Last,
+    First", "FIRST LAST", "First M. Last", "F. Last", "LAST First"."""
+    initial = str(rng.choice(list("ABCDEFGHJKLMNPRSTW")))
+    styles = (f"{first} {last}", f"{last.upper()}, {first}", f"{last}, {first}", f"{first} {last}".upper(),
+              f"{first} {initial}. {last}", f"{first[0]}. {last}", f"{last.upper()} {first}", f"{last.upper()}, {first.upper()}")  # fmt: skip
+    weights = np.array([4, 1.2, 1.2, 1.2, 1, 0.6, 0.8, 1.0])
+    return styles[int(rng.choice(len(styles), p=weights / weights.sum()))]
+
+
+def phone(rng: np.random.Generator, original: str) -> str:
+    """``original`` (Faker's national format) or the same digits written another way: bare, in
+    international form, grouped with dots, dashes or brackets, with an extension."""
+    digits = re.sub(r"\D", "", original)
+    if len(digits) < 8:
+        return original
+    d = digits[-10:]
+    kind = int(rng.integers(0, 9))
+    if kind == 1:
+        return d
+    if kind == 2:
+        return f"+{rng.choice(['1', '33', '44', '49', '34', '39', '31'])}{d}"
+    if kind == 3:
+        return f"({d[:3]}) {d[3:6]}-{d[6:]}"
+    if kind == 4:
+        return f"{d[:3]}.{d[3:6]}.{d[6:]}"
+    if kind == 5:
+        return f"1-{d[:3]}-{d[3:6]}-{d[6:]}"
+    if kind == 6:
+        return f"{original} x{int(rng.integers(10, 9999))}"
+    if kind == 7:
+        return f"+{rng.choice(['33', '44', '49', '34', '48'])} {d[:1]} {d[1:3]} {d[3:5]} {d[5:7]} {d[7:]}".replace("  ", " ")
+    return original
+
+
+def birth_date(rng: np.random.Generator, original: str) -> str:
+    """``original`` or a new birth date written another way: "12 March 1985", "March 12, 1985",
+    "12 MAR 1985", "12.03.85", "1985/03/12", "12-03-1985"."""
+    if rng.random() < 0.4:
+        return original
+    day = dt.date(int(rng.integers(1938, 2008)), int(rng.integers(1, 13)), int(rng.integers(1, 29)))
+    month = MONTHS_EN[day.month - 1]
+    styles = (f"{day.day} {month} {day.year}", f"{month} {day.day}, {day.year}", f"{day.day:02d} {month[:3].upper()} {day.year}",
+              day.strftime("%d.%m.%y"), day.strftime("%Y/%m/%d"), day.strftime("%d-%m-%Y"), f"{day.day:02d} {month[:3]} {day.year}",
+              day.strftime("%m/%d/%y"))  # fmt: skip
+    return str(styles[int(rng.integers(0, len(styles)))])
+
+
+def restyle(rng: np.random.Generator, p: fd.Person) -> fd.Person:
+    """``p`` with its name, username, phone, birth date and (sometimes) address redrawn in the
+    styles above; about half of each value keeps the original style."""
+    name = person_name(rng, p.first, p.last) if rng.random() < 0.5 else p.name
+    user = username(rng, p) if rng.random() < 0.6 else p.username
+    street, city = p.street, p.city_line
+    if rng.random() < 0.15:  # labels and forms often print addresses in capitals
+        street, city = street.upper(), city.upper()
+    return replace(p, name=name, username=user, phone=phone(rng, p.phone) if rng.random() < 0.5 else p.phone,
+                   dob=birth_date(rng, p.dob), street=street, city_line=city)  # fmt: skip
+
+
+@contextmanager
+def varied_people() -> Iterator[None]:
+    """While active, ``fakedata.make_person`` returns restyled people (drawn from the same
+    generator), so every screen generator shows the varied styles. Restores it on exit."""
+    original = fd.make_person
+
+    def make(rng: np.random.Generator, locale: str | None = None) -> fd.Person:
+        return restyle(rng, original(rng, locale))
+
+    fd.make_person = make
+    try:
+        yield
+    finally:
+        fd.make_person = original
