@@ -1,7 +1,9 @@
 """QR codes and barcodes found by decoding them (zxing-cpp, Apache-2.0).
 
 A code that decodes is certain, and its corner points are exact, so these boxes carry score 1.0
-and need no threshold. Codes that are too blurred or cut to decode are left to the VPD detector.
+and need no threshold. Codes that are too blurred or cut to decode are left to the VPD detector,
+except a detector code box over a quarter of the frame: a code that large decodes, so where
+nothing did it is no code (``refine``, ``box_plausibility.undecoded_large_codes``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
+from app.inference.box_plausibility import undecoded_large_codes
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +64,7 @@ class CodeDetector:
         except ImportError as exc:
             raise DetectorUnavailable(f"code decoding is off: the zxing-cpp package is not installed; {INSTALL_HINT}") from exc
         self._zxing = zxingcpp
+        self._last: tuple[np.ndarray, tuple[int, int]] | None = None  # decoded boxes and frame size of the last detect
 
     @property
     def class_names(self) -> tuple[str, ...]:
@@ -83,8 +87,20 @@ class CodeDetector:
                 continue
             boxes.append(box)
             ids.append(CODE_CLASSES.index(cls))
+        self._last = (np.array(boxes, np.float32).reshape(-1, 4), (h, w))
         if not boxes:
             return Detections.empty(CODE_CLASSES)
         n = len(boxes)
         return Detections(np.stack(boxes), np.ones(n, np.float32), np.array(ids, np.int32), CODE_CLASSES,
                           sources=np.full(n, int(Source.DETECTOR), np.int8))
+
+    def refine(self, fused: Detections) -> Detections:
+        """``fused`` (every detector's boxes for the frame last passed to ``detect``) without the VPD
+        detector's QR/barcode boxes that cover over a quarter of the frame where nothing decoded:
+        a code that large would have been read (``undecoded_large_codes``)."""
+        if self._last is None or not len(fused):
+            return fused
+        drop = undecoded_large_codes(fused, *self._last)
+        if drop.any():
+            log.info("dropped %d large detector code box(es) that do not decode", int(drop.sum()))
+        return fused.take(~drop) if drop.any() else fused

@@ -16,6 +16,7 @@ from app.core.decode import DecodeSettings, decode_yolo
 from app.core.detections import Detections, Source
 from app.core.geometry import letterbox, unletterbox_xyxy
 from app.core.tiling import merge_tiled, needs_tiling, plan_tiles, truncated_mask
+from app.inference.box_plausibility import SizePlausibility
 from app.inference.metadata import ModelMetadata, read_metadata
 from app.model_files import model_path
 from app.inference.session import active_provider, create_session
@@ -65,6 +66,7 @@ class VpdDetector:
         decode: DecodeSettings = DecodeSettings(),
         tiling: TilingSettings = TilingSettings(),
         model_path: Path | None = None,
+        size_check: SizePlausibility | None = SizePlausibility(),
     ) -> None:
         self.session = session
         self.metadata = metadata
@@ -78,6 +80,7 @@ class VpdDetector:
         self._tile_cache: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self.tiles_reused = 0
         self.calibration = ScoreCalibration(metadata.class_conf)
+        self.size_check = size_check  # None: keep boxes of any size
 
     @classmethod
     def from_path(
@@ -116,8 +119,10 @@ class VpdDetector:
 
     def detect(self, frame: np.ndarray) -> Detections:
         """Detections for a (H, W, 3) uint8 BGR frame in frame pixels; tiled when the frame is large.
-        Scores are calibrated per class (``ScoreCalibration``, from the model's metadata)."""
-        return self.calibration.apply(self.detect_raw(frame), frame.shape[:2])
+        Scores are calibrated per class (``ScoreCalibration``, from the model's metadata); weak boxes
+        far larger than their class ever was in training are dropped (``SizePlausibility``)."""
+        found = self.calibration.apply(self.detect_raw(frame), frame.shape[:2])
+        return self.size_check.apply(found, frame.shape[:2]) if self.size_check is not None else found
 
     def detect_raw(self, frame: np.ndarray) -> Detections:
         """``detect`` with the model's own, uncalibrated scores (used to calibrate them)."""
