@@ -18,7 +18,7 @@ TEXT_PII = (
     "id_number", "date_of_birth", "username", "password", "verification_code", "secret_key",
     "ip_address",
 )  # fmt: skip
-DOCUMENT_OBJECTS = ("id_card", "passport", "payment_card", "ticket", "shipping_label")
+DOCUMENT_OBJECTS = ("id_card", "passport", "payment_card", "receipt", "ticket", "shipping_label")  # a receipt names a place, a time, a card
 CODES = ("qr_code", "barcode", "signature")
 LOCATION = ("street_sign", "house_number", "map_view")
 
