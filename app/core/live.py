@@ -40,6 +40,7 @@ import numpy as np
 from app.core.async_detector import AsyncDetector, DetectorGroup, lower_thread_priority, split_slow_detectors
 from app.core.detections import Detections, concat
 from app.core.live_ocr import OcrTier
+from app.core.live_regions import ChangedRegionDetector, RegionSettings
 from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, changed_boxes, to_flow_gray
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
@@ -61,7 +62,9 @@ class LiveOptions:
     since (those regions are filled).
     ``max_dilate_px``: cap on the growth of a box from measured motion error.
     ``deadline_ticks``: the stall deadline is at least this many recent fast-tier ticks (a result
-    is up to two ticks old when the next arrives); a detector that stops answering still pauses."""
+    is up to two ticks old when the next arrives); a detector that stops answering still pauses.
+    ``changed_regions``: after a rigid scroll or pan, the fast tier re-detects only what the
+    shifted previous tick does not explain (``app.core.live_regions``); None: always whole frames."""
 
     hold_s: float = 0.5
     deadline_s: float = 1.0
@@ -75,6 +78,7 @@ class LiveOptions:
     max_dilate_px: float = 48.0
     error_sigmas: float = 3.0
     deadline_ticks: float = 2.5
+    changed_regions: RegionSettings | None = RegionSettings()
 
 
 @dataclass(frozen=True)
@@ -179,6 +183,11 @@ class LiveMasker:
         fast, slow = split_slow_detectors(pipeline.detectors)
         # With OCR alone there is nothing fast to keep protection alive: it runs on the tick then.
         self._fast = fast if fast else tuple(pipeline.detectors)
+        # During a scroll or pan only the newly revealed part is new to the detector: re-detecting
+        # just that part keeps results fresh, so less of a scrolling frame is left unseen.
+        self.regions = None
+        if options.changed_regions is not None and options.optical_flow:
+            self.regions = ChangedRegionDetector(self._fast, pipeline.class_names, self.motion, options.changed_regions)
         self._ocr: OcrTier | None = None
         if fast and slow:
             runner = AsyncDetector(slow[0] if len(slow) == 1 else DetectorGroup(slow))
@@ -232,8 +241,11 @@ class LiveMasker:
                 self._pending = None
             t0 = time.perf_counter()
             try:
-                raw = concat([d.detect(frame) for d in self._fast], names)
                 gray = to_flow_gray(frame) if self.options.optical_flow else None
+                if self.regions is not None:
+                    raw = self.regions.detect(seq, frame, gray)
+                else:
+                    raw = concat([d.detect(frame) for d in self._fast], names)
             except Exception as exc:  # noqa: BLE001 - any detector failure must pause protection
                 log.warning("live detector failed: %s", exc)
                 with self._cond:

@@ -7,6 +7,7 @@ plus its latency, so timing is the clock's, not the machine's (no sleeps)."""
 import itertools
 import threading
 
+import cv2
 import numpy as np
 import pytest
 
@@ -24,8 +25,6 @@ FACE = (200, 60, 250, 120, 50)
 
 
 def background():
-    import cv2
-
     rng = np.random.default_rng(0)
     return cv2.GaussianBlur(rng.integers(0, 255, (H, W, 3), dtype=np.uint8), (0, 0), 2)
 
@@ -55,7 +54,8 @@ class Clock:
 
 
 class SlowOracle:
-    """Finds whatever is on the frame, but answers only ``latency`` s (fake clock) after capture."""
+    """Finds whatever is on the image it is given (the frame, or a changed region of it, by
+    colour), but answers only ``latency`` s (fake clock) after the capture of the frame."""
 
     name = "detector"
     class_names = NAMES
@@ -66,14 +66,20 @@ class SlowOracle:
         self.last_due = 0.0
 
     def detect(self, frame):
-        i = int(frame[0, 0, 0]) + 256 * int(frame[0, 1, 0])
-        due = i / self.fps + next(self.latencies)
+        # The newest frame is the one being looked at: its capture time is the clock's now.
+        due = self.clock.t + next(self.latencies)
         self.last_due = due
         self.calls += 1
         with self.clock.cond:
             self.clock.cond.wait_for(lambda: self.clock.t >= due, WAIT)
-        boxes = [b[:4] for b in (TEXT, FACE) if i >= b[4] * self.fps / FPS]
-        ids = [k for k, b in enumerate((TEXT, FACE)) if i >= b[4] * self.fps / FPS]
+        boxes, ids = [], []
+        for k, colour in enumerate(((255, 0, 255), (0, 200, 255))):
+            key = cv2.dilate(np.all(frame == colour, axis=2).astype(np.uint8), np.ones((5, 5), np.uint8))
+            n, _, stats, _ = cv2.connectedComponentsWithStats(key)
+            for x, y, w, h, area in stats[1:n]:
+                if area >= 20:
+                    boxes.append([x, y, x + w, y + h])
+                    ids.append(k)
         return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(ids), 0.9), ids, NAMES)
 
 

@@ -1,0 +1,167 @@
+"""Fast-tier detection on what changed: during a scroll or pan, only the newly revealed part of
+the frame is new to the detector, so only that part (with a margin) is detected again.
+
+``ChangedRegionDetector.detect(seq, frame, gray)`` compares the frame with the one the previous
+tick looked at, after the *measured* global shift between them (``MotionEstimator.between``):
+* the previous tick's boxes are moved by that shift (what the detector saw has moved with the
+  picture; what it found nothing in still holds nothing);
+* the regions the shifted previous frame does not explain (``changed_boxes``: content scrolled in,
+  a window that opened) are detected again, each grown by ``margin`` so an object cut by the
+  region's border is seen whole when it is smaller than the margin; carried boxes that lie wholly
+  inside a re-detected region are replaced by what the detector finds there now.
+
+It detects the whole frame — the same as without it — when nothing changed (the detector's time
+is free, and another look at the same picture may find what the last one missed), when there is
+no previous tick, when the motion between the two frames is not known to within
+``max_error_px`` (a cut, a zoom, too little texture), when the re-detected regions would cover
+more than ``max_share`` of the frame, and after ``full_every`` ticks since the last whole-frame
+look (so nothing depends on a chain of shifts for long). Each result is therefore as complete as
+a whole-frame detection whenever the picture moved rigidly, and it comes sooner, so less of a
+scrolling frame is "unseen" in live mode. Like the live deadline, it relies on ``changed_boxes``
+to notice new content: a change of less than its grey-level threshold is not re-detected until
+the next whole-frame look.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from app.core.detections import Detections, concat
+from app.core.motion import MotionEstimator, changed_boxes
+from app.core.pipeline import Detector
+
+Gray = tuple[np.ndarray, float]  # ``to_flow_gray`` output
+
+
+@dataclass(frozen=True)
+class RegionSettings:
+    """``max_error_px``: the measured motion between two ticks must be known to this (px, root
+    of the summed per-frame error variances) to reuse the older tick; the pixel comparison of
+    ``changed_boxes`` checks it anyway (a wrong shift shows as change, which is re-detected). ``max_share``: re-detected area above this
+    share of the frame → detect the whole frame. ``margin``: growth of each changed region, as a
+    share of the frame's short side (at least ``min_margin_px``). ``full_every``: a whole-frame
+    detection at least every this many ticks. ``max_regions``: more separate regions → their
+    union is detected as one."""
+
+    max_error_px: float = 4.0
+    max_share: float = 0.6
+    margin: float = 0.2
+    min_margin_px: float = 32.0
+    full_every: int = 8
+    max_regions: int = 3
+
+
+@dataclass
+class _Look:
+    seq: int
+    gray: Gray
+    detections: Detections  # everything found on frame ``seq``, frame px
+
+
+def _merge(boxes: np.ndarray, hw: tuple[int, int], margin: float, max_regions: int) -> np.ndarray:
+    """Grow (K, 4) boxes by ``margin`` px, clip to the frame, merge overlapping ones; more than
+    ``max_regions`` left → their union."""
+    h, w = hw
+    grown = np.clip(boxes + np.array([-margin, -margin, margin, margin], np.float32), 0, [w, h, w, h])
+    merged: list[np.ndarray] = []
+    for b in sorted(grown.tolist(), key=lambda b: (b[1], b[0])):
+        b = np.array(b, np.float32)
+        for i, m in enumerate(merged):
+            if b[0] < m[2] and m[0] < b[2] and b[1] < m[3] and m[1] < b[3]:
+                merged[i] = np.concatenate([np.minimum(m[:2], b[:2]), np.maximum(m[2:], b[2:])])
+                break
+        else:
+            merged.append(b)
+    out = np.array(merged, np.float32).reshape(-1, 4)
+    if len(out) > max_regions:
+        out = np.concatenate([out[:, :2].min(0), out[:, 2:].max(0)])[None]
+    return np.round(out)  # whole pixels for slicing
+
+
+class ChangedRegionDetector:
+    """Runs ``detectors`` on whole frames or on what changed since the previous call (see module
+    docstring). Not thread-safe: one caller (the live detector thread)."""
+
+    def __init__(self, detectors: Sequence[Detector], class_names: tuple[str, ...], motion: MotionEstimator,
+                 settings: RegionSettings = RegionSettings()) -> None:  # fmt: skip
+        self.detectors = tuple(detectors)
+        self.class_names = class_names
+        self.motion = motion
+        self.settings = settings
+        self._last: _Look | None = None
+        self._since_full = 0
+        self.partial_calls = 0  # ticks that detected only changed regions (telemetry, tests)
+        self.full_calls = 0
+        self.last_regions = np.zeros((0, 4), np.float32)  # what the newest call detected, frame px
+
+    def reset(self) -> None:
+        """Forget the previous look (the next call detects the whole frame)."""
+        self._last = None
+
+    def _detect(self, frame: np.ndarray) -> Detections:
+        return concat([d.detect(frame) for d in self.detectors], self.class_names)
+
+    def detect(self, seq: int, frame: np.ndarray, gray: Gray | None) -> Detections:
+        """Boxes for all of (H, W, 3) BGR ``frame`` number ``seq`` (frame px), ``gray`` its
+        ``to_flow_gray`` copy (None: always the whole frame)."""
+        h, w = frame.shape[:2]
+        regions = self._regions(seq, gray, (h, w))
+        if regions is None:
+            found = self._detect(frame)
+            self.full_calls += 1
+            self._since_full = 0
+            self.last_regions = np.array([[0, 0, w, h]], np.float32)
+        else:
+            found = self._partial(frame, regions, seq)
+            self.partial_calls += 1
+            self._since_full += 1
+            self.last_regions = regions.astype(np.float32)
+        if gray is not None:
+            self._last = _Look(seq, gray, found)
+        return found
+
+    def _regions(self, seq: int, gray: Gray | None, hw: tuple[int, int]) -> np.ndarray | None:
+        """Regions to re-detect (K, 4) frame px, or None for the whole frame."""
+        s, last = self.settings, self._last
+        if gray is None or last is None or last.gray[0].shape != gray[0].shape or self._since_full + 1 >= s.full_every:
+            return None
+        moved = self.motion.between(last.seq, seq)
+        if moved is None or not np.isfinite(moved[1]) or moved[1] > s.max_error_px:
+            return None
+        self._shift = np.asarray(moved[0], np.float32)
+        changed = changed_boxes(last.gray[0], gray[0], gray[1], self._shift)
+        if not len(changed):
+            return None  # nothing new: the detector's time is free for another whole look
+        h, w = hw
+        margin = max(s.min_margin_px, s.margin * min(h, w))
+        regions = _merge(changed, hw, margin, s.max_regions)
+        area = float(((regions[:, 2] - regions[:, 0]) * (regions[:, 3] - regions[:, 1])).sum())
+        return None if area > s.max_share * h * w else regions
+
+    def _partial(self, frame: np.ndarray, regions: np.ndarray, seq: int) -> Detections:
+        """The previous look's boxes moved by the measured shift, minus those wholly inside a
+        re-detected region, plus what the detectors find in each region."""
+        h, w = frame.shape[:2]
+        last = self._last
+        assert last is not None
+        dx, dy = float(self._shift[0]), float(self._shift[1])
+        carried = last.detections
+        if len(carried):
+            moved = carried.xyxy + np.array([dx, dy, dx, dy], np.float32)
+            inside = np.zeros(len(moved), bool)
+            for x0, y0, x1, y1 in regions:
+                inside |= (moved[:, 0] >= x0) & (moved[:, 1] >= y0) & (moved[:, 2] <= x1) & (moved[:, 3] <= y1)
+            in_view = (moved[:, 2] > 0) & (moved[:, 3] > 0) & (moved[:, 0] < w) & (moved[:, 1] < h)
+            keep = ~inside & in_view
+            carried = carried.with_boxes(np.clip(moved, 0, [w, h, w, h])).take(keep)
+        parts = [carried]
+        for x0, y0, x1, y1 in regions.astype(int):
+            if x1 - x0 < 2 or y1 - y0 < 2:
+                continue
+            found = self._detect(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+            if len(found):
+                parts.append(found.with_boxes(found.xyxy + np.array([x0, y0, x0, y0], np.float32)))
+        return concat(parts, self.class_names)

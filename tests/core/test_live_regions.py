@@ -1,0 +1,96 @@
+"""Changed-region detection: during a scroll, only the newly revealed part is detected again, and
+the result still covers everything a whole-frame detection finds."""
+
+import cv2
+import numpy as np
+
+from app.core.detections import Detections
+from app.core.live_regions import ChangedRegionDetector, RegionSettings
+from app.core.motion import MotionEstimator, to_flow_gray
+
+NAMES = ("email",)
+H, W, PAGE_H = 180, 240, 1200
+CARD = (255, 0, 255)
+
+
+def page():
+    rng = np.random.default_rng(1)
+    img = cv2.GaussianBlur(rng.integers(0, 255, (PAGE_H, W, 3), dtype=np.uint8), (0, 0), 2)
+    img[img.sum(axis=2) > 600] = 0  # nothing in the background looks like a card
+    for k, y in enumerate(range(40, PAGE_H - 40, 70)):
+        x = 20 + (k * 37) % 120
+        img[y : y + 22, x : x + 90] = CARD
+        img[y + 6 : y + 16 : 3, x + 5 : x + 85 : 4] = 0  # glyph-like texture
+    return img
+
+
+class CardOracle:
+    """Finds the cards (magenta blobs) in whatever it is given; records the input sizes."""
+
+    name = "oracle"
+    class_names = NAMES
+
+    def __init__(self):
+        self.shapes = []
+
+    def detect(self, frame):
+        self.shapes.append(frame.shape[:2])
+        key = np.all(frame == CARD, axis=2).astype(np.uint8)
+        key = cv2.dilate(key, np.ones((3, 5), np.uint8))  # the glyph texture is part of the card
+        n, _, stats, _ = cv2.connectedComponentsWithStats(key)
+        boxes = [[x, y, x + w, y + h] for x, y, w, h, _ in stats[1:n]]
+        return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(boxes), 0.9), np.zeros(len(boxes)),
+                          NAMES)  # fmt: skip
+
+
+def covers(found, truth):
+    b = found.xyxy
+    return all(bool(np.any((b[:, 0] <= t[0] + 1) & (b[:, 1] <= t[1] + 1) & (b[:, 2] >= t[2] - 1) & (b[:, 3] >= t[3] - 1)))
+               for t in truth)  # fmt: skip
+
+
+def run_scroll(frames, settings=RegionSettings(full_every=1000), step_px=5, every=3, cut_at=None):
+    img = page()
+    oracle = CardOracle()
+    reference = CardOracle()
+    motion = MotionEstimator()
+    det = ChangedRegionDetector([oracle], NAMES, motion, settings)
+    results = []
+    for i in range(frames):
+        y = i * step_px
+        view = np.ascontiguousarray(img[y : y + H]) if i != cut_at else np.full((H, W, 3), 90, np.uint8)
+        motion.step(view, i)
+        if i % every == 0:
+            found = det.detect(i, view, to_flow_gray(view))
+            truth = reference.detect(view).xyxy
+            truth = truth[(truth[:, 1] > 0) & (truth[:, 3] < H)]  # wholly in view
+            results.append((i, found, truth, oracle.shapes[-1]))
+    return det, results
+
+
+def test_scroll_detects_only_the_revealed_band_and_misses_nothing():
+    det, results = run_scroll(60)
+    assert det.full_calls == 1 and det.partial_calls == len(results) - 1
+    for i, found, truth, shape in results:
+        assert covers(found, truth), i
+    # Later calls looked at a band, not the frame: 15 px revealed, rounded up to whole 16 px blocks
+    # with one block around them, plus the margin (0.2 of the short side).
+    heights = [shape[0] for *_, shape in results[1:]]
+    assert max(heights) <= 16 + 2 * 16 + 0.2 * H + 1 < H / 2
+
+
+def test_a_cut_or_the_refresh_period_detects_the_whole_frame():
+    det, results = run_scroll(30, cut_at=15)
+    assert det.full_calls >= 2  # the first look and the one after the cut (frame 15 is a tick)
+    assert all(covers(found, truth) for _, found, truth, _ in results)
+    det, _ = run_scroll(30, settings=RegionSettings(full_every=3))
+    assert det.full_calls == 4 and det.partial_calls == 6
+
+
+def test_without_a_grey_copy_every_call_is_whole_frame():
+    oracle = CardOracle()
+    det = ChangedRegionDetector([oracle], NAMES, MotionEstimator())
+    view = np.ascontiguousarray(page()[:H])
+    det.detect(0, view, None)
+    det.detect(1, view, None)
+    assert det.full_calls == 2 and oracle.shapes == [(H, W), (H, W)]
