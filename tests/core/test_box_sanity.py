@@ -44,3 +44,20 @@ def test_pipeline_applies_it_only_when_given_the_frame_size():
     assert len(p.select(weak)) == 1  # still images: the user reviews every box
     assert len(p.select(weak, HW)) == 0  # video and live
     assert len(Pipeline([], Policy(classes=None), sanity=None).select(weak, HW)) == 1
+
+
+@pytest.mark.parametrize(
+    "box,cls,expected",
+    [
+        ([0, 100, 40, 220], "face", [0, 100, 90, 220]),  # half a face at the left border: 0.75 × 120 wide
+        ([1250, 100, 1280, 220], "face", [1190, 100, 1280, 220]),  # at the right border
+        ([300, 0, 390, 40], "face", [300, 0, 390, 120]),  # a chin at the top border: 90 / 0.75 tall
+        ([300, 690, 390, 720], "face", [300, 600, 390, 720]),  # a forehead at the bottom border
+        ([0, 100, 100, 220], "face", [0, 100, 100, 220]),  # already face-shaped: unchanged
+        ([300, 100, 340, 220], "face", [300, 100, 340, 220]),  # thin but not at a border: unchanged
+        ([0, 100, 40, 130], "email", [0, 100, 40, 130]),  # no whole-box shape for text
+    ],
+)
+def test_boxes_cut_by_the_frame_border_are_completed_inward(box, cls, expected):
+    out = BoxSanity().apply(one(box, cls, 0.9), HW)
+    np.testing.assert_allclose(out.xyxy[0], expected)
