@@ -124,7 +124,8 @@ class DocumentRules:
     ``row_gap`` / ``column_gap``: lines join a block when the vertical gap is under ``row_gap``
     line heights (and they overlap or nearly overlap horizontally), or when they share a row and
     the horizontal gap is under ``column_gap`` heights (an item and its price). ``margin``: the
-    paper around a document's text, in median line heights. ``min_id_cues``: distinct ID label
+    paper around a document's text, in median line heights. ``section_gap``: a document's region
+    takes in the blocks right above or below it in its column, up to this many line heights away. ``min_id_cues``: distinct ID label
     concepts that make an ID page without an MRZ.
     """
 
@@ -134,6 +135,7 @@ class DocumentRules:
     near_x: float = 2.0
     column_gap: float = 20.0
     margin: float = 1.0
+    section_gap: float = 4.0  # a section break (blank lines, a logo, a barcode) on the same paper
     min_id_cues: int = 3
     min_id_lines: int = 3
     min_receipt_amounts: int = 3
@@ -250,27 +252,56 @@ def classify_block(texts: list[str], originals: list[str], boxes: np.ndarray, re
     return None
 
 
+def _span(b: np.ndarray) -> np.ndarray:
+    return np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()], np.float32)
+
+
+def same_paper(spans: list[np.ndarray], seed: int, line_height: float, gap: float) -> list[int]:
+    """Indices of the blocks (their ``spans`` xyxy) that continue block ``seed`` down or up its
+    column: overlapping it horizontally by half the narrower width, each within ``gap`` ×
+    ``line_height`` of the paper found so far. The seed comes first."""
+    paper, taken = spans[seed].copy(), [seed]
+    grown = True
+    while grown:
+        grown = False
+        for k, s in enumerate(spans):
+            if k in taken:
+                continue
+            overlap = min(paper[2], s[2]) - max(paper[0], s[0])
+            vertical_gap = max(s[1] - paper[3], paper[1] - s[3])
+            if overlap >= 0.5 * min(paper[2] - paper[0], s[2] - s[0]) and vertical_gap <= gap * line_height:
+                taken.append(k)
+                paper = np.concatenate([np.minimum(paper[:2], s[:2]), np.maximum(paper[2:], s[2:])])
+                grown = True
+    return taken
+
+
 def document_regions(lines: Sequence[TextLine], frame: np.ndarray, rules: DocumentRules = DocumentRules()) -> list[DocumentRegion]:
     """The documents among the OCR ``lines`` of ``frame`` (H, W, 3) uint8 BGR: one region per
-    block of lines that ``classify_block`` accepts, over the block's lines grown by ``margin``
-    median line heights (and, for an MRZ, the page it implies), clipped to the frame."""
+    block of lines that ``classify_block`` accepts, together with the blocks that continue it on
+    the same paper (``same_paper``), over their lines grown by ``margin`` median line heights (and,
+    for an MRZ, the page it implies), clipped to the frame."""
     read = [l for l in lines if l.score >= rules.min_line_score and l.text.strip()]
     if len(read) < 2:
         return []
     boxes = np.array([quad_to_xyxy(l.quad) for l in read], np.float32)
-    out = []
-    for block in line_blocks(boxes, rules):
-        if len(block) < 2:
+    blocks = line_blocks(boxes, rules)
+    spans = [_span(boxes[block]) for block in blocks]
+    out, used = [], set()
+    for index, block in enumerate(blocks):
+        if len(block) < 2 or index in used:
             continue
         b = boxes[block]
-        span = np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()], np.float32)
-        rendered = looks_rendered(frame, span, rules.flat_share)
+        rendered = looks_rendered(frame, spans[index], rules.flat_share)
         originals = [read[i].text for i in block]
         found = classify_block([plain(t) for t in originals], originals, b, rendered, rules)
         if found is None:
             continue
-        m = rules.margin * float(np.median(b[:, 3] - b[:, 1]))
-        region = span + np.array([-m, -m, m, m], np.float32)
+        h = float(np.median(b[:, 3] - b[:, 1]))
+        paper = [k for k in same_paper(spans, index, h, rules.section_gap) if k not in used]
+        used.update(paper)
+        m = rules.margin * h
+        region = _span(np.stack([spans[k] for k in paper])) + np.array([-m, -m, m, m], np.float32)
         mrz = np.array([b[k] for k, t in enumerate(originals) if is_mrz(t)], np.float32).reshape(-1, 4)
         if len(mrz):
             page = mrz_page(mrz)

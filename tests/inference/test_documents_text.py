@@ -93,11 +93,22 @@ def test_mrz_gives_the_page_above_it():
 
 
 def test_separate_documents_are_separate_blocks():
-    lines = receipt_lines(x=20, y=20) + [line(t.text, t.quad[0, 0] + 20, t.quad[0, 1] + 280) for t in LABEL]
-    found = document_regions(lines, photo(h=700, w=900))
+    lines = receipt_lines(x=20, y=20) + [line(t.text, t.quad[0, 0] + 800, t.quad[0, 1] + 100) for t in LABEL]
+    found = document_regions(lines, photo(h=700, w=1400))
     assert sorted(r.class_name for r in found) == ["receipt", "shipping_label"]
     a, b = (r.xyxy for r in found)
     assert min(a[3], b[3]) <= max(a[1], b[1]) or min(a[2], b[2]) <= max(a[0], b[0])  # no overlap
+
+
+def test_a_receipt_takes_in_its_sections_below_a_break_but_not_text_beside_it():
+    lines = receipt_lines(x=200, y=50)
+    footer = [line("Terminal-ID 60122456", 200, 440), line("BITTE BELEG AUFBEWAHREN", 200, 465)]  # 3 heights lower
+    aside = [line("Opening hours", 1000, 440), line("Mon-Fri 8-20", 1000, 465)]  # another column
+    (region,) = document_regions(lines + footer + aside, photo(w=1300))
+    assert region.xyxy[3] > 485 and region.xyxy[2] < 1000
+    far = [line(l.text, 200, l.quad[0, 1] + 120) for l in footer]  # 9 heights lower: another paper
+    (region,) = document_regions(lines + far, photo())
+    assert region.xyxy[3] < 560
 
 
 def test_blocks_join_columns_and_rows_but_not_distant_lines():
