@@ -175,16 +175,15 @@ def line_blocks(boxes: np.ndarray, rules: DocumentRules = DocumentRules()) -> li
         return i
 
     h = np.maximum(boxes[:, 3] - boxes[:, 1], 1.0)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if max(h[i], h[j]) > rules.max_height_ratio * min(h[i], h[j]):
-                continue
-            hm = 0.5 * (h[i] + h[j])
-            gap_y = max(boxes[j, 1] - boxes[i, 3], boxes[i, 1] - boxes[j, 3])
-            gap_x = max(boxes[j, 0] - boxes[i, 2], boxes[i, 0] - boxes[j, 2])
-            same_row = -gap_y >= 0.5 * min(h[i], h[j])
-            if (gap_y <= rules.row_gap * hm and gap_x <= rules.near_x * hm) or (same_row and gap_x <= rules.column_gap * hm):
-                parent[find(j)] = find(i)
+    hm = 0.5 * (h[:, None] + h[None, :])
+    gap_y = np.maximum(boxes[None, :, 1] - boxes[:, None, 3], boxes[:, None, 1] - boxes[None, :, 3])
+    gap_x = np.maximum(boxes[None, :, 0] - boxes[:, None, 2], boxes[:, None, 0] - boxes[None, :, 2])
+    lower = np.minimum(h[:, None], h[None, :])
+    similar = np.maximum(h[:, None], h[None, :]) <= rules.max_height_ratio * lower
+    column = (gap_y <= rules.row_gap * hm) & (gap_x <= rules.near_x * hm)
+    row = (-gap_y >= 0.5 * lower) & (gap_x <= rules.column_gap * hm)
+    for i, j in zip(*np.nonzero(np.triu(similar & (column | row), 1))):
+        parent[find(int(j))] = find(int(i))
     groups: dict[int, list[int]] = {}
     for i in range(n):
         groups.setdefault(find(i), []).append(i)

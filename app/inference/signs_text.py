@@ -117,6 +117,12 @@ def street_name(text: str, rules: SignRules = SignRules()) -> bool:
     return all(_name_token(t) for t in rest) and any(t[:1].isalpha() or ORDINAL.match(t) for t in rest)
 
 
+def _type_word_only(text: str) -> bool:
+    """True when ``text`` is just a street-type word that precedes the name ("ul.", "Rue", "Đường")."""
+    text = unicodedata.normalize("NFC", text.strip())
+    return _plain(text) in PRE_TYPES or text.lower() in PRE_TYPES_MARKED
+
+
 def _compound(token: str) -> bool:
     word = _plain(token)
     return WORD.match(token) is not None and token[0].isupper() and any(
@@ -151,9 +157,9 @@ def sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: SignRul
     for i, line in enumerate(read):
         if not sign_shape_ok(boxes[i], line.quad, hw, rules):
             continue
-        below = [j for j in range(len(read)) if j != i and _below(boxes[i], boxes[j], rules.pair_gap)]
         group = [i] if street_name(line.text, rules) else []
-        if not group:
+        if not group and _type_word_only(line.text):  # "ul." over "Marszałkowska" on one plaque
+            below = (j for j in range(len(read)) if j != i and _below(boxes[i], boxes[j], rules.pair_gap))
             group = next(([i, j] for j in below if street_name(f"{line.text} {read[j].text}", rules)), [])
         if not group:
             continue
