@@ -33,10 +33,15 @@ from app.core.detections import Detections, Source
 from app.core.geometry import clip_xyxy
 from app.inference.plates_text import looks_rendered
 from app.text.lines import TextLine, quad_to_xyxy
-from app.text.regions import is_mrz
+from app.text.regions import is_mrz as _is_mrz
 
 DOCUMENT_REGION_CLASSES = ("id_card", "passport", "receipt", "shipping_label")
 ID_CLASSES = ("id_card", "passport")
+
+
+def is_mrz(text: str) -> bool:
+    """``app.text.regions.is_mrz`` after undoing what OCR makes of runs of fillers ("«" for "<<")."""
+    return _is_mrz(text.replace("«", "<<").replace("‹", "<"))
 
 
 def _words(*alternatives: str) -> re.Pattern:

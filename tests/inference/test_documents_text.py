@@ -85,6 +85,12 @@ def test_id_labels_on_a_rendered_screen_are_a_form_but_an_mrz_is_a_document():
     assert [r.class_name for r in document_regions(MRZ, screen)] == ["passport"]
 
 
+def test_mrz_read_with_guillemets_still_counts():
+    from app.inference.documents_text import is_mrz
+
+    assert is_mrz("P<UTOERIKSSON«ANNA<MARIA«««««««<") and not is_mrz("Hello «world»")
+
+
 def test_mrz_gives_the_page_above_it():
     page = mrz_page(np.array([[100, 400, 700, 420], [100, 425, 700, 445]], np.float32))
     assert page[0] < 100 and page[2] > 700 and page[3] >= 445 and 445 - page[1] == pytest.approx(0.8 * 600, abs=30)
