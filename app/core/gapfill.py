@@ -13,7 +13,7 @@ with the same ``PrivacyTracker`` as live mode (motion model only, no pixels need
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -167,11 +167,12 @@ def _speed_bound(track: TrackHits, s: GapFillSettings) -> np.ndarray:
     return (v.max(0) * s.speed_margin + s.min_speed).astype(np.float32)
 
 
-def _corridor(ba: np.ndarray, bb: np.ndarray, fa: int, fb: int, vmax: np.ndarray,
-              out: dict[int, list[np.ndarray]]) -> None:  # fmt: skip
+def _corridor(ba: np.ndarray, bb: np.ndarray, fa: int, fb: int, vmax: np.ndarray, out: dict[int, list[np.ndarray]],
+              error: Callable[[int], float] = lambda g: 0.0) -> None:  # fmt: skip
     """Where an object of bounded speed can be between two hits: the intersection of each hit
-    box grown by the distance it could travel since (or until) then. Contains the object on every
-    gap frame whatever its path, as long as its speed stays within ``vmax``."""
+    box grown by the distance it could travel since (or until) then, plus the measured motion
+    error ``error(g)`` px. Contains the object on every gap frame whatever its path, as long as its
+    speed stays within ``vmax``."""
     size = np.maximum(ba[2:] - ba[:2], bb[2:] - bb[:2]) / 2  # clipped boxes understate size
     ca, cb = (ba[:2] + ba[2:]) / 2, (bb[:2] + bb[2:]) / 2
     for g in range(fa + 1, fb):
@@ -179,7 +180,8 @@ def _corridor(ba: np.ndarray, bb: np.ndarray, fa: int, fb: int, vmax: np.ndarray
         lo = np.maximum(ca - size - ra, cb - size - rb)
         hi = np.minimum(ca + size + ra, cb + size + rb)
         if np.all(hi > lo):
-            out.setdefault(g, []).append(np.concatenate([lo, hi]).astype(np.float32))
+            e = error(g)
+            out.setdefault(g, []).append(np.concatenate([lo - e, hi + e]).astype(np.float32))
 
 
 def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
@@ -187,10 +189,12 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
     """Boxes this track adds on frames without a hit: frame → list of (4,) xyxy (unclipped), in
     the coordinates of ``track`` (scene coordinates when the caller compensated motion).
 
-    Between two hits: the interpolated box (grown by the measured error to the nearer hit) plus a
-    hold extrapolated forward from the earlier and backward from the later hit, so a wrong link or
-    non-linear motion in a long gap is still covered by one of the three. Before the first and
-    after the last hit: the hold, extrapolated with the track's velocity there.
+    Between two hits: the interpolated box (grown by the measured error to the nearer hit) and,
+    in gaps of more than one frame, the speed-bounded corridor, which holds the object whatever
+    its path (a turn, a stop) while its speed stays within what the track showed; no holds are
+    extrapolated into a gap on top of them (links are gated tightly in scene coordinates, and the
+    extra holds only widened the mask). Before the first and after the last hit: the hold,
+    extrapolated with the track's velocity there.
     """
     motion = motion or ClipMotion.still(n_frames)
     out: dict[int, list[np.ndarray]] = {}
@@ -201,17 +205,17 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
         if fb - fa < 2:
             continue
         step = np.abs(b[k + 1] - b[k]) / (fb - fa)
+        errors: dict[int, float] = {}
         for g in range(fa + 1, fb):
             t = (g - fa) / (fb - fa)
             err = min(motion.error(fa, g, s.error_sigmas), motion.error(g, fb, s.error_sigmas), s.max_dilate_px)
+            errors[g] = err
             box = (1 - t) * b[k] + t * b[k + 1]
             out.setdefault(g, []).append(
                 grow_xyxy(box, 0.0, err + s.motion_pad * max(step[0], step[2]), err + s.motion_pad * max(step[1], step[3]))[0]
             )
         if fb - fa > 2:
-            _extrapolate(track, k, True, fb, s, motion, out)
-            _extrapolate(track, k + 1, False, fa, s, motion, out)
-            _corridor(b[k], b[k + 1], fa, fb, vmax, out)
+            _corridor(b[k], b[k + 1], fa, fb, vmax, out, errors.get)
     hold = min(s.hold_frames, s.hold_per_hit * len(f)) if s.hold_per_hit else s.hold_frames
     _extrapolate(track, 0, False, -1, s, motion, out, hold)
     _extrapolate(track, len(f) - 1, True, n_frames, s, motion, out, hold)

@@ -226,3 +226,18 @@ def test_box_jitter_between_close_hits_is_not_speed(baseline, tight):
     core = box + np.array([6, 0, -6, 0], np.float32)  # where every detection agrees it is
     assert all(contains(plan[f].xyxy, core) for f in range(20, 40))
     assert (max(widths) < 60 + 2 * 6 + 1) == tight, max(widths)
+
+
+def test_a_gap_gets_the_interpolation_and_the_corridor_but_no_extrapolated_holds():
+    from app.core.gapfill import TrackHits, fill_track
+
+    # An object moving 3 px/frame right, hit on frames 0, 3, 6 and 16: the gap 6 → 16 gets one
+    # interpolated box and one corridor per frame; the holds are only before 0 and after 16.
+    frames = np.array([0, 3, 6, 16])
+    xyxy = np.array([[100 + 3 * f, 20, 130 + 3 * f, 40] for f in frames], np.float32)
+    added = fill_track(TrackHits(0, 0, 0.9, frames, xyxy), 30, GapFillSettings(hold_frames=4))
+    for g in range(7, 16):
+        assert len(added[g]) == 2, g
+        truth = np.array([100 + 3 * g, 20, 130 + 3 * g, 40], np.float32)
+        assert contains(np.stack(added[g]), truth)
+    assert all(len(added[g]) == 1 for g in (17, 18, 19, 20)) and 21 not in added
