@@ -193,7 +193,12 @@ class LiveMasker:
             runner = AsyncDetector(slow[0] if len(slow) == 1 else DetectorGroup(slow))
             # OCR boxes are carried tick after tick: moved, never grown (growth would accumulate).
             carry = lambda d, a, ga, b, gb: self._carry(d, a, ga, b, gb, grow=False)  # noqa: E731
-            self._ocr = OcrTier(runner, options.ocr_interval_s, options.ocr_deadline_s, clock, self.motion, carry)
+            ocr_regions = None
+            if options.changed_regions is not None and options.optical_flow:  # one crop: OCR runs one call
+                ocr_regions = ChangedRegionDetector((), pipeline.class_names, self.motion,
+                                                    replace(options.changed_regions, max_regions=1))  # fmt: skip
+            self._ocr = OcrTier(runner, options.ocr_interval_s, options.ocr_deadline_s, clock, self.motion, carry,
+                                ocr_regions)  # fmt: skip
         self._settings_lock = threading.Lock()
         self._view = pipeline  # policy + redaction in force; replaced whole by ``set_settings``
         self._cond = threading.Condition()

@@ -7,6 +7,11 @@ caller's thread: while the newest good read is older than the deadline (``deadli
 recent OCR cycles if longer) or OCR fails, text is
 unprotected where the picture changed since that read (after compensating the measured
 pan/scroll), and those regions are returned to be filled, with the reason to show.
+
+With ``regions`` (a ``ChangedRegionDetector`` used for its plan only), a run after a rigid scroll
+or pan reads only what the shifted previous read does not explain (one crop, with a margin), and
+the previous read's boxes are moved by the measured shift: each read is still one of the whole
+frame, and it comes sooner, since OCR's time grows with the lines it reads.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import numpy as np
 
 from app.core.async_detector import AsyncDetector
 from app.core.detections import Detections
+from app.core.live_regions import ChangedRegionDetector, RegionPlan
 from app.core.motion import FrameMotion, MotionEstimator, changed_boxes
 
 Gray = tuple[np.ndarray, float]  # ``to_flow_gray`` output
@@ -40,14 +46,16 @@ class OcrTier:
     """OCR on a worker thread (``runner``), its boxes carried frame to frame by ``carry``."""
 
     def __init__(self, runner: AsyncDetector, interval_s: float, deadline_s: float, clock: Callable[[], float],
-                 motion: MotionEstimator, carry: Carry) -> None:  # fmt: skip
+                 motion: MotionEstimator, carry: Carry, regions: ChangedRegionDetector | None = None) -> None:  # fmt: skip
         self.runner = runner
+        self.regions = regions
         self.interval_s, self.deadline_s = interval_s, deadline_s
         self.clock, self.motion, self.carry = clock, motion, carry
         self.text_classes = frozenset(runner.class_names)
         self.started = clock()
         self._lock = threading.Lock()
-        self._inflight: tuple[int, float, Gray | None, float] | None = None  # seq, captured, gray, t
+        # seq, captured, gray, submit time, region plan (None: whole frame), frame (h, w)
+        self._inflight: tuple[int, float, Gray | None, float, RegionPlan | None, tuple[int, int]] | None = None
         self._last_submit: float | None = None
         self._boxes: Detections | None = None  # newest good OCR boxes, placed on the frame of ``_gray``
         self._gray: Gray | None = None
@@ -64,14 +72,17 @@ class OcrTier:
         now = self.clock()
         res = self.runner.latest()
         if self._inflight is not None and res is not None and res.frame_index == self._inflight[0]:
-            k, cap, gray_k, t_submit = self._inflight
+            k, cap, gray_k, t_submit, plan, hw = self._inflight
             self._inflight = None
             self.latency_s = time.perf_counter() - t_submit
             if res.error is not None:  # keep holding the last good boxes; text is unprotected where it changes
                 with self._lock:
                     self.error = res.error
             else:
-                self._boxes, self._gray, self._seq = self.carry(res.detections, k, gray_k, seq, gray), gray, seq
+                found = res.detections
+                if self.regions is not None:  # the read of frame k, whole: carried boxes + the crop's
+                    found = self.regions.finish(k, gray_k, hw, plan, [found])
+                self._boxes, self._gray, self._seq = self.carry(found, k, gray_k, seq, gray), gray, seq
                 with self._lock:
                     if self.read is not None:
                         self._cycles.append(cap - self.read.captured)
@@ -81,8 +92,16 @@ class OcrTier:
             self._boxes, self._gray, self._seq = self.carry(self._boxes, self._seq, self._gray, seq, gray), gray, seq
         if self._inflight is None and self.runner.idle and (self._last_submit is None or
                                                            now - self._last_submit >= self.interval_s):  # fmt: skip
-            self.runner.submit(frame, seq)
-            self._inflight, self._last_submit = (seq, captured, gray, time.perf_counter()), now
+            hw = frame.shape[:2]
+            plan = self.regions.plan(seq, gray, hw) if self.regions is not None else None
+            crops = plan.crops()[:1] if plan is not None else []
+            if plan is not None and crops:
+                x0, y0, x1, y1 = crops[0]
+                self.runner.submit(np.ascontiguousarray(frame[y0:y1, x0:x1]), seq)
+            else:
+                plan = None
+                self.runner.submit(frame, seq)
+            self._inflight, self._last_submit = (seq, captured, gray, time.perf_counter(), plan, hw), now
         return self._boxes
 
     def fail(self, message: str) -> None:

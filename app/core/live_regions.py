@@ -107,61 +107,80 @@ class ChangedRegionDetector:
     def detect(self, seq: int, frame: np.ndarray, gray: Gray | None) -> Detections:
         """Boxes for all of (H, W, 3) BGR ``frame`` number ``seq`` (frame px), ``gray`` its
         ``to_flow_gray`` copy (None: always the whole frame)."""
-        h, w = frame.shape[:2]
-        regions = self._regions(seq, gray, (h, w))
-        if regions is None:
-            found = self._detect(frame)
-            self.full_calls += 1
-            self._since_full = 0
-            self.last_regions = np.array([[0, 0, w, h]], np.float32)
-        else:
-            found = self._partial(frame, regions, seq)
-            self.partial_calls += 1
-            self._since_full += 1
-            self.last_regions = regions.astype(np.float32)
-        if gray is not None:
-            self._last = _Look(seq, gray, found)
-        return found
+        plan = self.plan(seq, gray, frame.shape[:2])
+        if plan is None:
+            return self.finish(seq, gray, frame.shape[:2], None, [self._detect(frame)])
+        found = [self._detect(np.ascontiguousarray(frame[y0:y1, x0:x1])) for x0, y0, x1, y1 in plan.crops()]
+        return self.finish(seq, gray, frame.shape[:2], plan, found)
 
-    def _regions(self, seq: int, gray: Gray | None, hw: tuple[int, int]) -> np.ndarray | None:
-        """Regions to re-detect (K, 4) frame px, or None for the whole frame."""
+    def plan(self, seq: int, gray: Gray | None, hw: tuple[int, int]) -> "RegionPlan | None":
+        """What to detect on frame ``seq``: the changed regions (``RegionPlan``), or None for the
+        whole frame. For a detector that runs elsewhere (OCR): detect ``plan.crops()``, then
+        call ``finish`` with what was found in each."""
         s, last = self.settings, self._last
         if gray is None or last is None or last.gray[0].shape != gray[0].shape or self._since_full + 1 >= s.full_every:
             return None
         moved = self.motion.between(last.seq, seq)
         if moved is None or not np.isfinite(moved[1]) or moved[1] > s.max_error_px:
             return None
-        self._shift = np.asarray(moved[0], np.float32)
-        changed = changed_boxes(last.gray[0], gray[0], gray[1], self._shift)
+        shift = np.asarray(moved[0], np.float32)
+        changed = changed_boxes(last.gray[0], gray[0], gray[1], shift)
         if not len(changed):
             return None  # nothing new: the detector's time is free for another whole look
         h, w = hw
         margin = max(s.min_margin_px, s.margin * min(h, w))
         regions = _merge(changed, hw, margin, s.max_regions)
         area = float(((regions[:, 2] - regions[:, 0]) * (regions[:, 3] - regions[:, 1])).sum())
-        return None if area > s.max_share * h * w else regions
+        return None if area > s.max_share * h * w else RegionPlan(regions, shift, last)
 
-    def _partial(self, frame: np.ndarray, regions: np.ndarray, seq: int) -> Detections:
-        """The previous look's boxes moved by the measured shift, minus those wholly inside a
-        re-detected region, plus what the detectors find in each region."""
-        h, w = frame.shape[:2]
-        last = self._last
-        assert last is not None
-        dx, dy = float(self._shift[0]), float(self._shift[1])
-        carried = last.detections
-        if len(carried):
-            moved = carried.xyxy + np.array([dx, dy, dx, dy], np.float32)
-            inside = np.zeros(len(moved), bool)
-            for x0, y0, x1, y1 in regions:
-                inside |= (moved[:, 0] >= x0) & (moved[:, 1] >= y0) & (moved[:, 2] <= x1) & (moved[:, 3] <= y1)
-            in_view = (moved[:, 2] > 0) & (moved[:, 3] > 0) & (moved[:, 0] < w) & (moved[:, 1] < h)
-            keep = ~inside & in_view
-            carried = carried.with_boxes(np.clip(moved, 0, [w, h, w, h])).take(keep)
-        parts = [carried]
-        for x0, y0, x1, y1 in regions.astype(int):
-            if x1 - x0 < 2 or y1 - y0 < 2:
-                continue
-            found = self._detect(np.ascontiguousarray(frame[y0:y1, x0:x1]))
-            if len(found):
-                parts.append(found.with_boxes(found.xyxy + np.array([x0, y0, x0, y0], np.float32)))
-        return concat(parts, self.class_names)
+    def finish(self, seq: int, gray: Gray | None, hw: tuple[int, int], plan: "RegionPlan | None",
+               found: Sequence[Detections]) -> Detections:  # fmt: skip
+        """Boxes for the whole of frame ``seq``: ``found`` is what the detectors returned for the
+        whole frame (``plan`` None) or for each of ``plan.crops()`` (crop px)."""
+        h, w = hw
+        if plan is None:
+            result = concat(list(found), self.class_names)
+            self.full_calls += 1
+            self._since_full = 0
+            self.last_regions = np.array([[0, 0, w, h]], np.float32)
+        else:
+            parts = [plan.carried(hw)]
+            for (x0, y0, _, _), dets in zip(plan.crops(), found):
+                if len(dets):
+                    parts.append(dets.with_boxes(dets.xyxy + np.array([x0, y0, x0, y0], np.float32)))
+            result = concat(parts, self.class_names)
+            self.partial_calls += 1
+            self._since_full += 1
+            self.last_regions = plan.regions.astype(np.float32)
+        if gray is not None:
+            self._last = _Look(seq, gray, result)
+        return result
+
+
+@dataclass(frozen=True)
+class RegionPlan:
+    """Changed ``regions`` (K, 4) whole frame px to detect, the measured ``shift`` (2,) from the
+    previous look's frame, and that look."""
+
+    regions: np.ndarray
+    shift: np.ndarray
+    base: _Look
+
+    def crops(self) -> list[tuple[int, int, int, int]]:
+        """The regions as integer (x0, y0, x1, y1) slices, at least 2 px a side."""
+        return [(x0, y0, x1, y1) for x0, y0, x1, y1 in self.regions.astype(int).tolist() if x1 - x0 >= 2 and y1 - y0 >= 2]
+
+    def carried(self, hw: tuple[int, int]) -> Detections:
+        """The previous look's boxes moved by the measured shift, clipped to the frame, minus those
+        out of view and those wholly inside a re-detected region (looked at again)."""
+        h, w = hw
+        dets = self.base.detections
+        if not len(dets):
+            return dets
+        dx, dy = float(self.shift[0]), float(self.shift[1])
+        moved = dets.xyxy + np.array([dx, dy, dx, dy], np.float32)
+        inside = np.zeros(len(moved), bool)
+        for x0, y0, x1, y1 in self.crops():
+            inside |= (moved[:, 0] >= x0) & (moved[:, 1] >= y0) & (moved[:, 2] <= x1) & (moved[:, 3] <= y1)
+        in_view = (moved[:, 2] > 0) & (moved[:, 3] > 0) & (moved[:, 0] < w) & (moved[:, 1] < h)
+        return dets.with_boxes(np.clip(moved, 0, [w, h, w, h])).take(~inside & in_view)

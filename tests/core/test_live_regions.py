@@ -94,3 +94,37 @@ def test_without_a_grey_copy_every_call_is_whole_frame():
     det.detect(0, view, None)
     det.detect(1, view, None)
     assert det.full_calls == 2 and oracle.shapes == [(H, W), (H, W)]
+
+
+def test_live_ocr_reads_only_the_scrolled_in_band_and_its_boxes_cover_every_line():
+    from app.core.live import LiveMasker, LiveOptions
+    from app.core.pipeline import Pipeline
+    from app.core.policy import Policy
+
+    class Nothing:
+        name, class_names = "detector", NAMES
+
+        def detect(self, frame):
+            return Detections.empty(NAMES)
+
+    ocr = CardOracle()
+    ocr.name = "ocr"
+    img = page()
+    opts = LiveOptions(banner=False, ocr_interval_s=0.0, deadline_s=1e9, stall_s=1e9, ocr_deadline_s=1e9)
+    misses, checked = [], 0
+    with LiveMasker(Pipeline([Nothing(), ocr], Policy(classes=None)), opts) as m:
+        for i in range(40):
+            view = np.ascontiguousarray(img[5 * i : 5 * i + H])
+            m.process(view)
+            assert m.wait_results(i + 1, 10.0)
+            assert m._ocr.runner.wait_idle(10.0)
+            # This tick took in the previous read and carried it onto this frame: it must cover
+            # every line wholly in view (carried from earlier reads or read in the band).
+            truth = CardOracle().detect(view).xyxy
+            truth = truth[(truth[:, 1] > 2) & (truth[:, 3] < H - 2)]
+            if i >= 2 and m._ocr._seq == i + 1:
+                checked += 1
+                if not covers(m._ocr._boxes, truth):
+                    misses.append(i)
+    assert any(shape[0] < H for shape in ocr.shapes) and ocr.shapes[0] == (H, W)  # bands after the first read
+    assert sum(shape[0] < H for shape in ocr.shapes) >= 10 and checked >= 30 and not misses
