@@ -148,4 +148,19 @@ def test_text_level_variants_redraw_labelled_values_and_keep_their_classes():
         value = new.text[14:]
         assert value != "Ann Lee" and all(c == "person_name" for ch, c in zip(value, new_classes[14:]) if not ch.isspace())
         assert all(c is None for c in new_classes[:12]) and np.array_equal(new.quad, ln.quad)
-    assert vary_line(rng, line("Settings", 0, 0), [None] * 8, share=1.0) is None  # nothing private: unchanged
+    assert vary_line(rng, line("Settings", 0, 0), [None] * 8, share=1.0, negative_share=0.0) is None  # nothing to change
+    looks = [vary_line(np.random.default_rng(k), line("the new version is here", 0, 0), [None] * 23, negative_share=1.0) for k in range(10)]
+    assert all(v is not None and not any(v[1]) and v[0].text != "the new version is here" for v in looks)  # harmless look-alikes
+
+
+def test_a_name_alone_on_its_line_can_be_put_in_a_sentence():
+    from training.text.augment import vary_line
+
+    ln = line("Anna Schmidt", 0, 0)
+    classes = ["person_name"] * 4 + [None] + ["person_name"] * 7
+    for k in range(6):
+        new, new_classes = vary_line(np.random.default_rng(k), ln, classes, share=1.0, context_share=1.0)
+        assert len(new_classes) == len(new.text) and None in new_classes[: len(new.text)]
+        named = "".join(ch for ch, c in zip(new.text, new_classes) if c == "person_name")
+        context = "".join(ch for ch, c in zip(new.text, new_classes) if c is None).strip()
+        assert len(named) >= 3 and len(context) >= 2  # a name inside words that are not private

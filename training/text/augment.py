@@ -6,13 +6,17 @@ hundreds of screens to show the classifier CamelCase usernames or "LAST, First" 
 read scene already holds real OCR lines, contexts and layouts; here each labelled name, username,
 phone number or birth date inside a line is replaced by a freshly drawn value in another style
 (``SocialName``, ``Maxime_Nienow``, ``GARCÍA, Emma``, ``+44 20 7946 0958``, ``12 March 1985``),
-and the characters keep their classes. The rest of the line and the screen stay as read.
+and the characters keep their classes; on some lines with nothing private one word becomes a
+harmless look-alike of the same shape ("open-source", "com-pu-ter", "PowerPoint", "e.g.",
+"report_final.pdf"), so shape alone does not make a username. The rest of the line and the screen
+stay as read.
 
 Only training scenes are varied; held-out scenes stay as OCR read them.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -65,20 +69,46 @@ def new_value(rng: np.random.Generator, cls: str, original: str) -> str:
     return variety.birth_date(rng, p.dob)
 
 
-def vary_line(rng: np.random.Generator, line: TextLine, classes: list[str | None], share: float = 0.7
-              ) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
-    """``line`` with some of its labelled values redrawn, and the class of each new character; None
-    when nothing was changed. Word boxes are dropped (they no longer spell the text); the line
-    keeps its box and score."""
+def vary_line(rng: np.random.Generator, line: TextLine, classes: list[str | None], share: float = 0.7,
+              negative_share: float = 0.4, context_share: float = 0.3) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
+    """``line`` with its labelled values redrawn (with probability ``share``) — or, on a line with
+    nothing private, one word turned into a harmless look-alike (``negative_share``) — and the
+    class of each new character; None when nothing was changed. A name alone on its line is put
+    in a sentence with probability ``context_share`` (``variety.name_in_context``). Word boxes are
+    dropped (they no longer spell the text); the line keeps its box and score."""
     runs = [r for r in labelled_runs(classes, line.text) if r[2] in VARIED_CLASSES]
     if not runs or rng.random() > share:
-        return None
+        return _with_look_alike(rng, line, classes, negative_share)
     text, out = line.text, list(classes)
     for start, end, cls in reversed(runs):  # from the right: earlier offsets stay valid
         value = new_value(rng, cls, text[start:end])
         text = text[:start] + value + text[end:]
         out = out[:start] + [None if ch.isspace() else cls for ch in value] + out[end:]
+    if len(runs) == 1 and runs[0][2] == "person_name" and not line.text[: runs[0][0]].strip() and rng.random() < context_share:
+        before, after = variety.name_in_context(rng, text.strip())  # a name alone on its line, put in a sentence
+        text, out = before + text.strip() + after, [None] * len(before) + out[len(text) - len(text.lstrip()) :][: len(text.strip())] + [None] * len(after)
     return TextLine(text, line.quad, line.score, ()), out
+
+
+def _with_look_alike(rng: np.random.Generator, line: TextLine, classes: list[str | None], share: float
+                     ) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
+    """With probability ``share``, one plain word of a line with nothing private replaced by a
+    harmless one, class None: a lower-case word by a username-shaped look-alike
+    (``variety.look_alike``), a capitalised word by another capitalised common word."""
+    if any(classes) or rng.random() >= share:
+        return None
+    words = [(m.start(), m.start() + len(core)) for m in re.finditer(r"\S+", line.text)
+             if re.fullmatch(r"[A-Za-z][a-z]{3,}", core := m.group(0).rstrip(",.;:!?"))]  # fmt: skip
+    if not words:
+        return None
+    start, end = words[int(rng.integers(0, len(words)))]
+    word = line.text[start:end]
+    if word[0].isupper():  # a capitalised common word (a menu item, a category): not a name either
+        value = fd.faker_for(rng, "en_US").word().title()
+    else:
+        value = variety.look_alike(rng, word)
+    text = line.text[:start] + value + line.text[end:]
+    return TextLine(text, line.quad, line.score, ()), [None] * len(text)
 
 
 def vary_scene(scene: ReadScene, rng: np.random.Generator) -> ReadScene | None:

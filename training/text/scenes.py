@@ -22,7 +22,7 @@ from training.synth import generators as g
 from training.synth import objects as ob
 from training.synth.qtkit import Canvas, make_font
 from training.synth.ui import theme
-from training.text.variety import varied_people
+from training.text.variety import ACTIVITY_VERBS, ROLE_LABELS, ROW_TAILS, varied_people
 
 Scene = tuple[np.ndarray, list]
 
@@ -264,10 +264,6 @@ def user_table(rng: np.random.Generator) -> Scene:
     return c.finish()
 
 
-ACTIVITY_VERBS = ("added a note on", "commented on", "updated the deal on", "shared a file on", "replied on",
-                  "reacted to your post on", "joined the group on", "closed the ticket on", "signed in on")
-ROW_TAILS = ("boosted", "liked your post", "followed you", "mentioned you", "reposted", "is typing…", "sent a photo")
-ROLE_LABELS = ("Cashier", "Served by", "Assigned to", "Agent", "Owner", "Reviewer", "Contact", "Driver", "Host")
 
 
 def _activity_row(rng: np.random.Generator, c: Canvas, x: float, y: float, th, ft, fs) -> None:

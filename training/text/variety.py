@@ -124,3 +124,80 @@ def varied_people() -> Iterator[None]:
         yield
     finally:
         fd.make_person = original
+
+ACTIVITY_VERBS = ("added a note on", "commented on", "updated the deal on", "shared a file on", "replied on",
+                  "reacted to your post on", "joined the group on", "closed the ticket on", "signed in on")
+ROW_TAILS = ("boosted", "liked your post", "followed you", "mentioned you", "reposted", "is typing…", "sent a photo")
+ROLE_LABELS = ("Cashier", "Served by", "Assigned to", "Agent", "Owner", "Reviewer", "Contact", "Driver", "Host")
+NAME_SENTENCES = ("Your appointment with {} needs confirmation", "Meeting with {} at {}", "Invoice sent to {}",
+                  "Call {} back", "{} shared a document with you", "Reminder: lunch with {}", "Task assigned by {}")
+
+
+def name_in_context(rng: np.random.Generator, name: str) -> tuple[str, str]:
+    """Text before and after a person's name as feeds, CRMs, chat lists and notifications print
+    it: "<name> added a note on 3 May 2024", "Followed by <name>", "Call (Re: <name>)",
+    "Cashier: <name>", "<name>: see you soon", "Meeting with <name> at 10:30"."""
+    fake = fd.faker_for(rng, "en_US")
+    when = fake.date_between(start_date="-2y", end_date="+1y").strftime(str(rng.choice(["%d/%m/%Y", "%B %d, %Y", "%d %b %Y"])))
+    kind = int(rng.integers(0, 7))
+    if kind == 0:
+        return "", f" {rng.choice(ACTIVITY_VERBS)} {when}"
+    if kind == 1:
+        return "", " " + str(rng.choice(ROW_TAILS))
+    if kind == 2:
+        return str(rng.choice(["Followed by ", "Liked by ", "Invited by ", "Shared by ", "Sent by "])), ""
+    if kind == 3:
+        return fake.sentence(nb_words=int(rng.integers(2, 5))).rstrip(".") + " (Re: ", ")"
+    if kind == 4:
+        return f"{rng.choice(ROLE_LABELS)}: ", ""
+    if kind == 5:
+        return "", ": " + fake.sentence(nb_words=int(rng.integers(3, 7)))
+    before, after = str(rng.choice(NAME_SENTENCES)).split("{}", 1)
+    return before, after.format(f"{int(rng.integers(8, 19))}:{int(rng.integers(0, 60)):02d}")
+
+
+# Look-alikes that are NOT private: joined, hyphenated and CamelCase words share a username's shape.
+HYPHENATED = ("well-known", "state-of-the-art", "self-service", "long-term", "up-to-date", "follow-up", "e-mail",
+              "check-in", "sign-up", "real-time", "high-quality", "full-time", "part-time", "re-enter", "co-worker",
+              "non-profit", "one-time", "built-in", "pre-order", "drop-down", "touch-screen", "wi-fi", "mother-in-law",
+              "twenty-one", "mid-week", "year-end", "on-demand", "open-source", "user-friendly", "back-end", "front-end",
+              "end-to-end", "step-by-step", "hand-made", "sun-dried", "low-cost", "two-factor", "read-only", "opt-in")  # fmt: skip
+BRANDS = ("PowerPoint", "iPhone", "YouTube", "WordPress", "JavaScript", "GitHub", "LinkedIn", "PayPal", "WhatsApp",
+          "TikTok", "MacBook", "PlayStation", "FedEx", "DoorDash", "OneDrive", "SharePoint", "AirPods", "HubSpot",
+          "QuickBooks", "TypeScript", "NextCloud", "LibreOffice", "OpenStreetMap", "BlackBerry", "SoundCloud",
+          "MasterCard", "eBay", "iCloud", "FaceTime", "AutoSave", "ReadMe", "DarkMode", "SmartHome", "FastTrack",
+          "English", "Deutsch", "Français", "Español", "Nederlands", "Italiano", "Polski", "Svenska", "Dansk")  # fmt: skip
+DOTTED = ("e.g.", "i.e.", "a.m.", "p.m.", "U.S.", "Ph.D.", "etc.", "os.path", "node.js", "vue.js", "example.com",
+          "docs.google.com", "No.", "approx.", "vs.", "St.", "Dr.", "Inc.", "Ltd.", "co.uk")  # fmt: skip
+FILE_EXT = ("pdf", "docx", "xlsx", "jpg", "png", "zip", "csv", "txt", "mp4", "yaml", "json", "pptx")
+
+
+def hyphenate(word: str, rng: np.random.Generator) -> str:
+    """``word`` split into syllable-like chunks as a dictionary or justified text prints it:
+    "com-pu-ter"."""
+    out, last = [], 0
+    for k in range(2, len(word) - 2):
+        if word[k - 1] in "aeiouy" and word[k] not in "aeiouy" and k - last >= 2 and rng.random() < 0.7:
+            out.append(word[last:k])
+            last = k
+    out.append(word[last:])
+    return "-".join(out)
+
+
+def look_alike(rng: np.random.Generator, word: str) -> str:
+    """A word of ordinary, non-private text in a username-like shape: a hyphenated compound or
+    syllable split, a CamelCase product or language name, an abbreviation or domain, a file name."""
+    fake = fd.faker_for(rng, "en_US")
+    kind = int(rng.integers(0, 6))
+    if kind == 0:
+        return str(rng.choice(HYPHENATED))
+    if kind == 1 and len(word) >= 6 and "-" in (split := hyphenate(word, rng)):
+        return split
+    if kind == 2:
+        return str(rng.choice(BRANDS))
+    if kind == 3:
+        return str(rng.choice(DOTTED))
+    if kind == 4:
+        sep = str(rng.choice(["_", "-", ""]))
+        return f"{fake.word()}{sep}{fake.word()}.{rng.choice(FILE_EXT)}" if rng.random() < 0.6 else f"IMG_{int(rng.integers(1000, 9999))}.jpg"
+    return f"{fake.word().title()}{fake.word().title()}"
