@@ -24,6 +24,7 @@ the next whole-frame look.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -44,7 +45,10 @@ class RegionSettings:
     share of the frame → detect the whole frame. ``margin``: growth of each changed region, as a
     share of the frame's short side (at least ``min_margin_px``). ``full_every``: a whole-frame
     detection at least every this many ticks. ``max_regions``: more separate regions → their
-    union is detected as one."""
+    union is detected as one. ``min_look_s``: only when a whole-frame look took at least this long
+    (wall seconds, the newest one timed here) is the change check (≈ 10–25 ms at 720p) worth
+    making; a detector faster than that looks at whole frames (with a fast colour-key detector the
+    check cut the detection rate by a third and raised the live leak check's leaks)."""
 
     max_error_px: float = 4.0
     max_share: float = 0.6
@@ -52,6 +56,7 @@ class RegionSettings:
     min_margin_px: float = 32.0
     full_every: int = 8
     max_regions: int = 3
+    min_look_s: float = 0.1
 
 
 @dataclass
@@ -96,6 +101,7 @@ class ChangedRegionDetector:
         self.partial_calls = 0  # ticks that detected only changed regions (telemetry, tests)
         self.full_calls = 0
         self.last_regions = np.zeros((0, 4), np.float32)  # what the newest call detected, frame px
+        self.look_s: float | None = None  # wall time of the newest whole-frame look timed by ``detect``
 
     def reset(self) -> None:
         """Forget the previous look (the next call detects the whole frame)."""
@@ -109,7 +115,10 @@ class ChangedRegionDetector:
         ``to_flow_gray`` copy (None: always the whole frame)."""
         plan = self.plan(seq, gray, frame.shape[:2])
         if plan is None:
-            return self.finish(seq, gray, frame.shape[:2], None, [self._detect(frame)])
+            t0 = time.perf_counter()
+            found = self._detect(frame)
+            self.look_s = time.perf_counter() - t0
+            return self.finish(seq, gray, frame.shape[:2], None, [found])
         found = [self._detect(np.ascontiguousarray(frame[y0:y1, x0:x1])) for x0, y0, x1, y1 in plan.crops()]
         return self.finish(seq, gray, frame.shape[:2], plan, found)
 
@@ -120,6 +129,8 @@ class ChangedRegionDetector:
         s, last = self.settings, self._last
         if gray is None or last is None or last.gray[0].shape != gray[0].shape or self._since_full + 1 >= s.full_every:
             return None
+        if self.look_s is not None and self.look_s < s.min_look_s:
+            return None  # whole frames are cheaper than the change check
         moved = self.motion.between(last.seq, seq)
         if moved is None or not np.isfinite(moved[1]) or moved[1] > s.max_error_px:
             return None

@@ -49,7 +49,7 @@ def covers(found, truth):
                for t in truth)  # fmt: skip
 
 
-def run_scroll(frames, settings=RegionSettings(full_every=1000), step_px=5, every=3, cut_at=None):
+def run_scroll(frames, settings=RegionSettings(full_every=1000, min_look_s=0.0), step_px=5, every=3, cut_at=None):
     img = page()
     oracle = CardOracle()
     reference = CardOracle()
@@ -83,7 +83,7 @@ def test_a_cut_or_the_refresh_period_detects_the_whole_frame():
     det, results = run_scroll(30, cut_at=15)
     assert det.full_calls >= 2  # the first look and the one after the cut (frame 15 is a tick)
     assert all(covers(found, truth) for _, found, truth, _ in results)
-    det, _ = run_scroll(30, settings=RegionSettings(full_every=3))
+    det, _ = run_scroll(30, settings=RegionSettings(full_every=3, min_look_s=0.0))
     assert det.full_calls == 4 and det.partial_calls == 6
 
 
@@ -110,7 +110,8 @@ def test_live_ocr_reads_only_the_scrolled_in_band_and_its_boxes_cover_every_line
     ocr = CardOracle()
     ocr.name = "ocr"
     img = page()
-    opts = LiveOptions(banner=False, ocr_interval_s=0.0, deadline_s=1e9, stall_s=1e9, ocr_deadline_s=1e9)
+    opts = LiveOptions(banner=False, ocr_interval_s=0.0, deadline_s=1e9, stall_s=1e9, ocr_deadline_s=1e9,
+                       changed_regions=RegionSettings(min_look_s=0.0))  # the card oracle is fast
     misses, checked = [], 0
     with LiveMasker(Pipeline([Nothing(), ocr], Policy(classes=None)), opts) as m:
         for i in range(40):
@@ -128,3 +129,8 @@ def test_live_ocr_reads_only_the_scrolled_in_band_and_its_boxes_cover_every_line
                     misses.append(i)
     assert any(shape[0] < H for shape in ocr.shapes) and ocr.shapes[0] == (H, W)  # bands after the first read
     assert sum(shape[0] < H for shape in ocr.shapes) >= 10 and checked >= 30 and not misses
+
+
+def test_a_detector_faster_than_the_change_check_looks_at_whole_frames():
+    det, results = run_scroll(30, settings=RegionSettings(full_every=1000, min_look_s=10.0))
+    assert det.partial_calls == 0 and all(shape == (H, W) for *_, shape in results)
