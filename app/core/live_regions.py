@@ -44,7 +44,8 @@ class RegionSettings:
     ``changed_boxes`` checks it anyway (a wrong shift shows as change, which is re-detected). ``max_share``: re-detected area above this
     share of the frame → detect the whole frame. ``margin``: growth of each changed region, as a
     share of the frame's short side (at least ``min_margin_px``). ``full_every``: a whole-frame
-    detection at least every this many ticks. ``max_regions``: more separate regions → their
+    detection at least every this many ticks (whole looks give a flaky detection more chances:
+    a region look sees an object about once, as it scrolls in). ``max_regions``: more separate regions → their
     union is detected as one. ``min_look_s``: only when a whole-frame look took at least this long
     (wall seconds, the newest one timed here) is the change check (≈ 10–25 ms at 720p) worth
     making; a detector faster than that looks at whole frames (with a fast colour-key detector the
@@ -54,7 +55,7 @@ class RegionSettings:
     max_share: float = 0.6
     margin: float = 0.2
     min_margin_px: float = 32.0
-    full_every: int = 8
+    full_every: int = 3
     max_regions: int = 3
     min_look_s: float = 0.1
 
