@@ -84,3 +84,20 @@ def test_video_boxes_json_lists_the_drawn_boxes_per_frame(tmp_path):
     labels = {label for regions in drawn.values() for label, _ in regions}
     assert any(label.endswith(" detected") for label in labels) and any(label.endswith(" held") for label in labels)
     assert not (tmp_path / ".boxes.jsonl.part").exists()
+
+
+def test_pan_looks_counts_a_true_box_hidden_only_when_a_padded_box_holds_95_percent_of_it():
+    from app.commands.bench_looks import hidden_truth
+    from app.core.detections import Detections
+    from app.core.pipeline import Pipeline
+    from app.core.policy import Policy
+    from app.core.redact import RedactionSettings
+
+    pipe = Pipeline([], Policy(classes=None), RedactionSettings(padding=0.0, min_padding_px=0))
+    found = Detections(np.array([[0, 0, 100, 100]], np.float32), [0.9], [0], ("email",))
+    truth = np.array([[10, 10, 50, 50], [60, 10, 110, 50], [96, 60, 196, 100]], np.float32)
+    # The second box is 40/50 inside (80 %), the third 4/100.
+    assert hidden_truth(pipe, found, truth, (200, 200)) == 1
+    truth[1] = [60, 10, 102, 50]  # 40/42 = 95.2 % inside
+    assert hidden_truth(pipe, found, truth, (200, 200)) == 2
+
