@@ -14,12 +14,15 @@ It detects the whole frame — the same as without it — when nothing changed (
 is free, and another look at the same picture may find what the last one missed), when there is
 no previous tick, when the motion between the two frames is not known to within
 ``max_error_px`` (a cut, a zoom, too little texture), when the re-detected regions would cover
-more than ``max_share`` of the frame, and after ``full_every`` ticks since the last whole-frame
-look (so nothing depends on a chain of shifts for long). Each result is therefore as complete as
-a whole-frame detection whenever the picture moved rigidly, and it comes sooner, so less of a
-scrolling frame is "unseen" in live mode. Like the live deadline, it relies on ``changed_boxes``
-to notice new content: a change of less than its grey-level threshold is not re-detected until
-the next whole-frame look.
+more than ``max_share`` of the frame, after ``full_every`` ticks since the last whole-frame look
+(nothing depends on a chain of shifts for long, and a flaky detection gets more chances), and
+when the detector is faster than the change check (``min_look_s``). Each result stands for the
+whole frame whenever the picture moved rigidly (up to the detector's own variation between a crop
+and the whole frame), and it comes sooner, so less of a scrolling frame is "unseen" in live mode;
+``bench-video --parts pan-looks`` measures both the cost and what the looks find. Like the live
+deadline, it relies on ``changed_boxes`` to notice new content: a change of less than its
+grey-level threshold is not re-detected until the next whole-frame look. The OCR tier uses
+``plan``/``finish`` with one crop per read (``app.core.live_ocr``).
 """
 
 from __future__ import annotations
@@ -39,17 +42,18 @@ Gray = tuple[np.ndarray, float]  # ``to_flow_gray`` output
 
 @dataclass(frozen=True)
 class RegionSettings:
-    """``max_error_px``: the measured motion between two ticks must be known to this (px, root
-    of the summed per-frame error variances) to reuse the older tick; the pixel comparison of
-    ``changed_boxes`` checks it anyway (a wrong shift shows as change, which is re-detected). ``max_share``: re-detected area above this
-    share of the frame → detect the whole frame. ``margin``: growth of each changed region, as a
-    share of the frame's short side (at least ``min_margin_px``). ``full_every``: a whole-frame
-    detection at least every this many ticks (whole looks give a flaky detection more chances:
-    a region look sees an object about once, as it scrolls in). ``max_regions``: more separate regions → their
-    union is detected as one. ``min_look_s``: only when a whole-frame look took at least this long
-    (wall seconds, the newest one timed here) is the change check (≈ 10–25 ms at 720p) worth
-    making; a detector faster than that looks at whole frames (with a fast colour-key detector the
-    check cut the detection rate by a third and raised the live leak check's leaks)."""
+    """``max_error_px``: the measured motion between two ticks must be known to this (px, root of
+    the summed per-frame error variances) to reuse the older tick; the pixel comparison of
+    ``changed_boxes`` checks it anyway (a wrong shift shows as change, which is re-detected).
+    ``max_share``: re-detected area above this share of the frame → detect the whole frame.
+    ``margin``: growth of each changed region, as a share of the frame's short side (at least
+    ``min_margin_px``). ``full_every``: a whole-frame detection at least every this many ticks
+    (whole looks give a flaky detection more chances: a region look sees an object about once, as
+    it scrolls in). ``max_regions``: more separate regions → their union is detected as one.
+    ``min_look_s``: only when a whole-frame look took at least this long (wall seconds, the newest
+    one timed here) is the change check (≈ 24 ms measured on loaded cores) worth making; a detector
+    faster than that looks at whole frames (with a fast colour-key detector the check cut the
+    detection rate by a third and raised the live leak check's leaks)."""
 
     max_error_px: float = 4.0
     max_share: float = 0.6
