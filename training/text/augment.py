@@ -70,7 +70,7 @@ def new_value(rng: np.random.Generator, cls: str, original: str) -> str:
 
 
 def vary_line(rng: np.random.Generator, line: TextLine, classes: list[str | None], share: float = 0.7,
-              negative_share: float = 0.4, context_share: float = 0.3) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
+              negative_share: float = 0.25, context_share: float = 0.3) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
     """``line`` with its labelled values redrawn (with probability ``share``) — or, on a line with
     nothing private, one word turned into a harmless look-alike (``negative_share``) — and the
     class of each new character; None when nothing was changed. A name alone on its line is put
@@ -92,21 +92,16 @@ def vary_line(rng: np.random.Generator, line: TextLine, classes: list[str | None
 
 def _with_look_alike(rng: np.random.Generator, line: TextLine, classes: list[str | None], share: float
                      ) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
-    """With probability ``share``, one plain word of a line with nothing private replaced by a
-    harmless one, class None: a lower-case word by a username-shaped look-alike
-    (``variety.look_alike``), a capitalised word by another capitalised common word."""
+    """With probability ``share``, one plain lower-case word of a line with nothing private
+    replaced by a username-shaped harmless word (``variety.look_alike``), class None."""
     if any(classes) or rng.random() >= share:
         return None
     words = [(m.start(), m.start() + len(core)) for m in re.finditer(r"\S+", line.text)
-             if re.fullmatch(r"[A-Za-z][a-z]{3,}", core := m.group(0).rstrip(",.;:!?"))]  # fmt: skip
+             if re.fullmatch(r"[a-z]{4,}", core := m.group(0).rstrip(",.;:!?"))]  # fmt: skip
     if not words:
         return None
     start, end = words[int(rng.integers(0, len(words)))]
-    word = line.text[start:end]
-    if word[0].isupper():  # a capitalised common word (a menu item, a category): not a name either
-        value = fd.faker_for(rng, "en_US").word().title()
-    else:
-        value = variety.look_alike(rng, word)
+    value = variety.look_alike(rng, line.text[start:end])
     text = line.text[:start] + value + line.text[end:]
     return TextLine(text, line.quad, line.score, ()), [None] * len(text)
 
