@@ -24,7 +24,6 @@ import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.geometry import clip_xyxy
-from app.inference.documents_text import DocumentRules, line_blocks
 from app.inference.plates_text import _edges, looks_rendered
 from app.text.lines import TextLine, quad_to_xyxy
 
@@ -73,10 +72,6 @@ class SignRules:
     max_skew_deg: float = 35.0
     min_line_score: float = 0.6
     pair_gap: float = 0.8  # a plaque's second line lies within this many line heights
-    # a plate stands apart: lines packed closer than its border allows (``paragraph``) and more
-    # than ``max_plate_lines`` of them are a printed page (a receipt's store address), not a sign
-    paragraph: DocumentRules = DocumentRules(row_gap=1.0, near_x=1.0, column_gap=2.0)
-    max_plate_lines: int = 3
     grow_x: float = 0.6
     grow_y: float = 0.4
     flat_share: float = 0.6
@@ -158,12 +153,9 @@ def sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: SignRul
     hw = frame.shape[:2]
     read = [l for l in lines if l.score >= rules.min_line_score and l.text.strip()]
     boxes = [quad_to_xyxy(l.quad) for l in read]
-    block_size = np.zeros(len(read), int)
-    for block in line_blocks(np.array(boxes, np.float32).reshape(-1, 4), rules.paragraph) if read else []:
-        block_size[block] = len(block)
     found: list[tuple[np.ndarray, float]] = []
     for i, line in enumerate(read):
-        if block_size[i] > rules.max_plate_lines or not sign_shape_ok(boxes[i], line.quad, hw, rules):
+        if not sign_shape_ok(boxes[i], line.quad, hw, rules):
             continue
         group = [i] if street_name(line.text, rules) else []
         if not group and _type_word_only(line.text):  # "ul." over "Marszałkowska" on one plaque

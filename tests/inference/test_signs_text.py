@@ -62,13 +62,6 @@ def test_a_plaque_over_two_lines_is_read_together():
     assert x0 < 180 and y0 < 100 and x1 > 330 and y1 > 160
 
 
-def test_a_street_address_in_a_printed_page_is_no_sign():
-    page = [line(t, 100, 100 + 26 * k, 100 + 11 * len(t), 122 + 26 * k) for k, t in enumerate(
-        ["CORNER MARKET", "Westernstraße 2", "33098 Paderborn", "Tel 05251 123456", "MILK 2.49"])]  # fmt: skip
-    assert len(sign_candidates(page, photo())) == 0
-    assert len(sign_candidates(page[1:2], photo())) == 1  # the same line on its own plate
-
-
 def test_ocr_emits_signs_unless_switched_off():
     engine = FakeOcrEngine([("Main St", quad(200, 150, 300, 180), 0.95)])
     on = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False))
