@@ -101,8 +101,11 @@ RECEIPT_CUES: dict[str, re.Pattern] = {
                       r"thank you", r"merci", r"danke", r"gracias", r"grazie", r"dziekujemy", r"tip", r"gratuity"),  # fmt: skip
     "datetime": re.compile(r"(?<!\d)\d{1,2}[./-]\d{1,2}[./-]\d{2,4}(?!\d)|(?<!\d)\d{1,2}:\d{2}(?!\d)"),
 }
-AMOUNT_AT_END = re.compile(r"(?<![\d])[-−]?\s?(?:[$€£¥]|eur|usd|chf|pln|zl)?\s?\d{1,3}(?:[ ,.]\d{3})*[.,]\d{2}"
-                           r"\s?(?:[$€£¥]|eur|usd|chf|pln|zl)?\s?[a-z*]?\s*$")  # fmt: skip
+# An amount ends the line: with cents ("12.99", "1 234,50 €", "3.99 B": a tax code after it), or
+# in thousands without minor units, as currencies like the rupiah, yen, won and forint print them.
+AMOUNT_AT_END = re.compile(r"(?<![\d])[-−]?\s?(?:[$€£¥₩₫]|eur|usd|chf|pln|zl|rp\.?|idr|jpy|krw|vnd|huf|ft)?\s?"
+                           r"(?:\d{1,3}(?:[ ,.]\d{3})*[.,]\d{2}|\d{1,3}(?:[,.]\d{3})+)"
+                           r"\s?(?:[$€£¥₩₫]|eur|usd|chf|pln|zl|idr|jpy|krw|vnd|huf|ft|đ)?\s?[a-z*]?\s*$")  # fmt: skip
 LABEL_CUES: dict[str, re.Pattern] = {
     "addressing": re.compile(r"(?<![a-z])(?:ship(?:ping)? ?to|ship ?from|deliver ?to|recipient|sender|consignee|shipper|"
                              r"return address|empfanger|absender|destinataire|expediteur|destinatario|remitente|"
@@ -295,14 +298,20 @@ def document_regions(lines: Sequence[TextLine], frame: np.ndarray, rules: Docume
     for index, block in enumerate(blocks):
         if len(block) < 2 or index in used:
             continue
-        b = boxes[block]
-        rendered = looks_rendered(frame, spans[index], rules.flat_share)
-        originals = [read[i].text for i in block]
-        found = classify_block([plain(t) for t in originals], originals, b, rendered, rules)
+        h = float(np.median(boxes[block, 3] - boxes[block, 1]))
+        paper = [k for k in same_paper(spans, index, h, rules.section_gap) if k not in used]
+        # the block alone, else the whole paper it continues: a card's labels may sit in
+        # several blocks around its photo, a long receipt's total below a section break
+        for lines_of in ([block], [blocks[k] for k in paper]):
+            member = sorted(i for part in lines_of for i in part)
+            b = boxes[member]
+            originals = [read[i].text for i in member]
+            rendered = looks_rendered(frame, _span(b), rules.flat_share)
+            found = classify_block([plain(t) for t in originals], originals, b, rendered, rules)
+            if found is not None or len(paper) == 1:
+                break
         if found is None:
             continue
-        h = float(np.median(b[:, 3] - b[:, 1]))
-        paper = [k for k in same_paper(spans, index, h, rules.section_gap) if k not in used]
         used.update(paper)
         m = rules.margin * h
         region = _span(np.stack([spans[k] for k in paper])) + np.array([-m, -m, m, m], np.float32)

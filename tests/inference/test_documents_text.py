@@ -68,6 +68,23 @@ def test_documents_are_recognised_by_their_cues(lines, cls):
     assert [r.class_name for r in found] == ([cls] if cls else [])
 
 
+def test_id_labels_split_around_the_photo_count_for_the_whole_card():
+    top = [line("Surname", 300, 40), line("MUSTERMANN", 300, 65)]
+    middle = [line("Given names", 300, 150), line("ERIKA", 300, 175)]  # 3.5 line heights lower
+    bottom = [line("Date of birth", 300, 260), line("12.08.1964", 300, 285)]
+    assert [r.class_name for r in document_regions(top, photo())] == []
+    (region,) = document_regions(top + middle + bottom, photo())
+    assert region.class_name == "id_card" and region.xyxy[1] < 40 and region.xyxy[3] > 305
+
+
+def test_receipts_in_currencies_without_cents():
+    rows = [("NASI GORENG", "25.000"), ("ES TEH", "8.000"), ("KERUPUK", "5.000"), ("TOTAL", "38.000"),
+            ("CASH", "50.000"), ("CHANGE", "12.000")]  # fmt: skip
+    lines = [l for k, (item, price) in enumerate(rows)
+             for l in (line(item, 200, 100 + 30 * k), line(price, 520 - 11 * len(price), 100 + 30 * k))]  # fmt: skip
+    assert [r.class_name for r in document_regions(lines, photo())] == ["receipt"]
+
+
 def test_region_spans_the_lines_with_a_margin_and_score_grows_with_cues():
     lines = receipt_lines()
     (region,) = document_regions(lines, photo())
