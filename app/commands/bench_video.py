@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from app.commands.common import add_detection_args, policy_from_args, redaction_from_args
+from app.commands.bench_live_leak import coverage_leaks, live_leak_check
 from app.commands.bench_looks import bench_pan_looks
 from app.commands.bench_pan import PanClip, bench_pan_export, bench_pan_live, load_truth, make_pan_clip
 from app.commands.video import DEFAULT_STRIDE, build_detector_list
@@ -54,6 +55,10 @@ def add_parser(sub) -> None:
     p.add_argument("--strides", default=f"1,{DEFAULT_STRIDE}", help="detector strides to time (default: %(default)s)")
     p.add_argument("--live-seconds", type=float, default=10.0, help="length of the live run (default: %(default)s)")
     p.add_argument("--hold", type=float, default=0.5, help="live hold in seconds for the leak check (default: %(default)s)")
+    p.add_argument("--live-latency", default="0",
+                   help="comma list of seconds added per detector call in the live leak check (default: %(default)s)")
+    p.add_argument("--live-ab", action="store_true",
+                   help="live leak check also without the moving-object sweep, alternating (before/after)")
     p.add_argument("--drop", type=float, default=0.3, help="fraction of detector calls dropped at random (default: %(default)s)")
     p.add_argument("--workdir", type=Path, default=None, help="keep rendered clips here (default: a temp folder)")
     add_detection_args(p, "video")  # live figures too: truth includes faces, so hide them
@@ -153,20 +158,10 @@ def bench_live(pipeline: Pipeline, seconds: float, hold: float) -> None:
           f"{summary.paused_frames} frames fully masked (starting/stalled), provider {tel.provider}")  # fmt: skip
 
 
-def _coverage_leaks(hw, xyxy_hidden: np.ndarray, gt: np.ndarray) -> int:
-    mask = np.zeros(hw, bool)
-    for x0, y0, x1, y1 in integer_boxes(xyxy_hidden, hw):
-        mask[y0:y1, x0:x1] = True
-    leaks = 0
-    for x0, y0, x1, y1 in integer_boxes(gt, hw):
-        if x1 > x0 and y1 > y0 and not mask[y0:y1, x0:x1].all():
-            leaks += 1
-    return leaks
-
-
 def leak_check(detector, policy, redaction, work: Path, args) -> int:
     """Frames where any GT pixel is unmasked, with a detector that misses frames at random and in
-    bursts: export mode (must be 0) and live mode (reported with the chosen hold)."""
+    bursts: export mode (must be 0) and live mode (reported with the chosen hold, per
+    ``--live-latency``; ``app.commands.bench_live_leak``)."""
     w, h, n = 640, 360, 300
     src = SyntheticSource(w, h, 30, None, seed=3)
     clip = work / "leak.mp4"
@@ -179,7 +174,7 @@ def leak_check(detector, policy, redaction, work: Path, args) -> int:
         leaked: set[int] = set()
 
         def check(i, hidden):
-            if _coverage_leaks((h, w), hidden.xyxy, src.gt(i)[0]):
+            if coverage_leaks((h, w), hidden.xyxy, src.gt(i)[0]):
                 leaked.add(i)
 
         out = work / f"leak_out_s{stride}.mp4"
@@ -189,22 +184,5 @@ def leak_check(detector, policy, redaction, work: Path, args) -> int:
               f"dropped (random {args.drop:.0%} + bursts of 6): {len(leaked)} leaked frames")  # fmt: skip
         rc |= bool(leaked)
     # Live: the source runs in real time; the detector thread sees only the frames it has time for.
-    drop = DropoutDetector(detector, rate=args.drop, burst_every=40, burst_len=6, seed=9)
-    pipe = Pipeline([drop], policy, redaction)
-    live_src = SyntheticSource(w, h, 30.0, n_frames=n, seed=3, realtime=True)
-    leaked_live = 0
-    idx = [0]
-
-    def check_live(out):
-        nonlocal leaked_live
-        i = idx[0]
-        idx[0] += 1
-        boxes = pipe.padded(out.hidden, (h, w)).xyxy if out.hidden is not None else np.zeros((0, 4), np.float32)
-        if out.protected and _coverage_leaks((h, w), boxes, live_src.gt(i)[0]):
-            leaked_live += 1
-
-    with LiveMasker(pipe, LiveOptions(hold_s=args.hold, fps=30.0)) as m:
-        summary = run_live(live_src, m, [check_live])
-    print(f"leak check live {w}x{h} {summary.frames} frames, hold {args.hold} s, {drop.dropped} of {drop.calls} "
-          f"calls dropped: {leaked_live} leaked frames ({summary.paused_frames} fully masked while starting/stalled)")  # fmt: skip
+    live_leak_check(detector, policy, redaction, args)
     return rc

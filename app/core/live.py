@@ -39,6 +39,7 @@ import numpy as np
 
 from app.core.async_detector import AsyncDetector, DetectorGroup, lower_thread_priority, split_slow_detectors
 from app.core.detections import Detections, concat
+from app.core.live_lead import LeadSettings, LeadTracker
 from app.core.live_ocr import OcrTier
 from app.core.live_regions import ChangedRegionDetector, RegionSettings
 from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, changed_boxes, to_flow_gray
@@ -64,7 +65,9 @@ class LiveOptions:
     ``deadline_ticks``: the stall deadline is at least this many recent fast-tier ticks (a result
     is up to two ticks old when the next arrives); a detector that stops answering still pauses.
     ``changed_regions``: after a rigid scroll or pan, the fast tier re-detects only what the
-    shifted previous tick does not explain (``app.core.live_regions``); None: always whole frames."""
+    shifted previous tick does not explain (``app.core.live_regions``); None: always whole frames.
+    ``lead``: also hide, for each object moving against the picture, the stretch its measured
+    velocity covers in the age of its newest detection (``app.core.live_lead``)."""
 
     hold_s: float = 0.5
     deadline_s: float = 1.0
@@ -79,6 +82,7 @@ class LiveOptions:
     error_sigmas: float = 3.0
     deadline_ticks: float = 2.5
     changed_regions: RegionSettings | None = RegionSettings()
+    lead: bool = True
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,10 @@ class LiveMasker:
                                                  max_dilate_px=options.max_dilate_px)  # fmt: skip
         self.tracker = PrivacyTracker(self._tracker_settings, pipeline.class_names)
         self.motion = MotionEstimator(history=max(300, int(20 * (options.fps or 30.0))))
+        self.lead = None
+        if options.lead:
+            self.lead = LeadTracker(self.motion if options.optical_flow else None,
+                                    LeadSettings(error_sigmas=options.error_sigmas))  # fmt: skip
         fast, slow = split_slow_detectors(pipeline.detectors)
         # With OCR alone there is nothing fast to keep protection alive: it runs on the tick then.
         self._fast = fast if fast else tuple(pipeline.detectors)
@@ -370,6 +378,15 @@ class LiveMasker:
         return why, changed_boxes(result.gray[0], motion.gray, motion.scale, moved[0])
 
     def _track(self, result: _Result, frame: np.ndarray, view: Pipeline, motion: FrameMotion | None) -> Detections:
+        hidden = self._track_boxes(result, frame, view, motion)
+        if self.lead is None:
+            return hidden
+        # A lagging result shows where objects were: add where their measured motion takes them.
+        sweeps = self.lead.sweeps(self._seq, hidden.class_names, frame.shape[:2])
+        return concat([hidden, sweeps], hidden.class_names) if len(sweeps) else hidden
+
+    def _track_boxes(self, result: _Result, frame: np.ndarray, view: Pipeline,
+                     motion: FrameMotion | None) -> Detections:  # fmt: skip
         if result.seq == self._applied_seq:
             return self.tracker.update(None, frame, motion=motion)
         self._applied_seq = result.seq
@@ -382,6 +399,8 @@ class LiveMasker:
                 self.tracker.settings = replace(self._tracker_settings, hold=hold)
         self._applied_captured = result.captured
         dets = view.select(result.detections, frame.shape[:2])
+        if self.lead is not None:
+            self.lead.observe(result.seq, result.captured, dets, self.tracker.settings.hold)
         if motion is not None:  # the result belongs to an older frame: move it by the measured motion
             dets = self._carry(dets, result.seq, result.gray, motion.seq, (motion.gray, motion.scale))
         return self.tracker.update(dets, frame, t=result.captured, motion=motion)

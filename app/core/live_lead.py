@@ -1,0 +1,139 @@
+"""Where a moving object can be while the live detector lags.
+
+A detection result describes the frame it was captured on, which is ``age`` frames old by the
+time it is shown (a 0.3 s detector at 30 fps: 9 frames). An object that moves against the
+picture has moved on by then; flat colour (a card, a sign) gives optical flow nothing to follow,
+so the box moved by flow stays behind and the object's leading edge shows.
+
+``LeadTracker`` measures each object's own velocity from the detector's results, in frames of the
+source (the capture frame number of each result is known) and against the measured global
+motion (a pan moves everything; ``MotionEstimator.between``). On every shown frame it adds, for
+each object moving against the picture, its *sweep*: the hull of where it was found (moved with
+the picture) and where its velocity puts it one frame after now, grown on each axis by the measured
+change of that velocity between results times the same number of frames. Deceleration and reversal stay
+inside the hull; acceleration is covered by the growth.
+
+Nothing here grows by a fixed amount per frame: a static object adds nothing, and a moving one
+adds the distance its own measured motion covers in the age of its newest detection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.core.geometry import clip_xyxy
+from app.core.motion import MotionEstimator
+
+
+@dataclass(eq=False)  # compared by identity
+class _Object:
+    class_id: int
+    box: np.ndarray  # (4,) xyxy on frame ``seq``
+    seq: int  # capture frame of its newest detection
+    captured: float  # capture time of that frame (for the hold)
+    velocity: np.ndarray  # (4,) px/frame against the picture, per coordinate
+    velocity_error: np.ndarray  # (2,) px/frame per axis: change of the velocity between its last two measurements
+    measured: bool = False  # a velocity needs two detections
+
+
+@dataclass(frozen=True)
+class LeadSettings:
+    """``min_speed``: px/frame against the picture below which an object is static (no sweep).
+    ``error_sigmas``: the sweep also grows by this many times the measured error of the picture's
+    motion since the detection. ``gate``/``gate_growth``: a detection continues an object when its
+    centre is within ``gate`` + ``gate_growth`` × frames since its last detection box diagonals of
+    where the object's measured motion puts it (an object not yet measured may have moved that
+    far). ``max_size_ratio``: nor when its width or height differs by more than this factor (two
+    different objects)."""
+
+    min_speed: float = 0.5
+    error_sigmas: float = 3.0
+    gate: float = 1.0
+    gate_growth: float = 0.25
+    max_size_ratio: float = 1.5
+
+
+class LeadTracker:
+    """Velocities of detected objects from the live detector's results, and their sweeps."""
+
+    def __init__(self, motion: MotionEstimator | None, settings: LeadSettings = LeadSettings()) -> None:
+        self.motion = motion
+        self.settings = settings
+        self.objects: list[_Object] = []
+
+    def _moved(self, seq_from: int, seq_to: int) -> tuple[np.ndarray, float]:
+        """Global (dx, dy) from one frame to another and its measured error (px); no estimator
+        (optical flow off): a still picture; frames no longer known: an infinite error."""
+        if self.motion is None:
+            return np.zeros(2, np.float32), 0.0
+        between = self.motion.between(seq_from, seq_to)
+        if between is None:
+            return np.zeros(2, np.float32), float("inf")
+        return np.asarray(between[0], np.float32), float(between[1])
+
+    def observe(self, seq: int, captured: float, dets: Detections, hold_s: float) -> None:
+        """Take the detections found on capture frame ``seq`` (in that frame's coordinates);
+        objects not seen for more than ``hold_s`` of capture time are forgotten."""
+        s = self.settings
+        free = list(self.objects)
+        kept: list[_Object] = []
+        for box, cid in zip(dets.xyxy.astype(np.float32), dets.class_ids):
+            best, best_d = None, np.inf
+            for ob in free:
+                if ob.class_id != int(cid) or ob.seq >= seq:
+                    continue
+                gap = seq - ob.seq
+                g = self._moved(ob.seq, seq)[0]
+                pred = ob.box + np.concatenate([g, g]) + (ob.velocity * gap if ob.measured else 0.0)
+                w, h = box[2] - box[0], box[3] - box[1]
+                pw, ph = pred[2] - pred[0], pred[3] - pred[1]
+                ratio = min(max(w, pw) / max(min(w, pw), 1e-6), max(h, ph) / max(min(h, ph), 1e-6))
+                if ratio > s.max_size_ratio:
+                    continue
+                d = float(np.hypot(*((box[:2] + box[2:]) / 2 - (pred[:2] + pred[2:]) / 2)))
+                reach = (s.gate + s.gate_growth * gap) * float(np.hypot(w, h))
+                if d <= reach and d < best_d:
+                    best, best_d = ob, d
+            if best is None:
+                kept.append(_Object(int(cid), box.copy(), seq, captured, np.zeros(4, np.float32), np.zeros(2, np.float32)))
+                continue
+            free.remove(best)
+            gap = seq - best.seq
+            g = self._moved(best.seq, seq)[0]
+            v = (box - best.box - np.concatenate([g, g])) / gap
+            cx, cy = (v[0] + v[2]) / 2, (v[1] + v[3]) / 2  # one velocity for the whole box
+            v = np.array([cx, cy, cx, cy], np.float32)
+            err = np.abs(v - best.velocity)[:2] if best.measured else np.zeros(2, np.float32)
+            kept.append(_Object(int(cid), box.copy(), seq, captured, v, err, True))
+        kept += [ob for ob in free if captured - ob.captured <= hold_s]
+        self.objects = kept
+
+    def sweeps(self, seq_now: int, class_names: tuple[str, ...], hw: tuple[int, int]) -> Detections:
+        """For frame ``seq_now``: the hull of each moving object's detected box (moved with the
+        picture) and its position one frame past now, grown by its velocity error over the same
+        frames and by ``error_sigmas`` × the picture motion's measured error, clipped to the (H, W)
+        frame. Tagged ``Source.TRACKER``."""
+        s = self.settings
+        rows, ids = [], []
+        for ob in self.objects:
+            speed = float(np.abs(ob.velocity[:2]).max())
+            if not ob.measured or speed < s.min_speed:
+                continue
+            ahead = max(0, seq_now - ob.seq) + 1
+            g, g_err = self._moved(ob.seq, seq_now)
+            here = ob.box + np.concatenate([g, g])
+            there = here + ob.velocity * ahead
+            # An untrusted picture motion (a cut, frames no longer known) grows it without bound:
+            # where the object is cannot be told, so the frame is hidden rather than shown.
+            gx, gy = ob.velocity_error * ahead + min(s.error_sigmas * g_err, 1e6)
+            rows.append([min(here[0], there[0]) - gx, min(here[1], there[1]) - gy,
+                         max(here[2], there[2]) + gx, max(here[3], there[3]) + gy])  # fmt: skip
+            ids.append(ob.class_id)
+        if not rows:
+            return Detections.empty(class_names)
+        n = len(rows)
+        return Detections(clip_xyxy(np.array(rows, np.float32), hw), np.ones(n), ids, class_names, [-1] * n,
+                          [int(Source.TRACKER)] * n)  # fmt: skip
