@@ -169,6 +169,19 @@ def test_road_signs_are_drawn_unlabelled_and_clear_of_labelled_boxes(seed):
     assert len(taken) == 1 + len(layers) // 2
 
 
+def test_sign_closeups_are_unlabelled_negatives_filled_by_the_sign():
+    from training.synth.dataset import render_sample_with_unknown
+    from training.synth.generators import GENERATORS
+
+    assert "sign_closeup" in GENERATORS and not GENERATORS["sign_closeup"].classes
+    a, labels = ss.sign_closeup(np.random.default_rng(2))
+    b, _ = ss.sign_closeup(np.random.default_rng(2))
+    assert labels == [] and np.array_equal(a, b)
+    real.used_backgrounds.clear()
+    name, img, labels, unknown = render_sample_with_unknown(0, 0, only=frozenset({"sign_closeup"}))
+    assert name == "sign_closeup" and labels == [] and unknown == frozenset()  # every class is a known negative
+
+
 def test_every_road_sign_kind_has_an_outline():
     from training.synth.traffic_signs import KINDS, traffic_sign
 

@@ -100,4 +100,5 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("photo_documents", photo_documents, frozenset(DOC_OBJECTS) | {"person_name", "signature"}, 4.0, 0.55),
     Generator("photo_street", photo_street, frozenset(STREET_OBJECTS), 2.2, 0.5),
     Generator("screen_photo", screen_photo, frozenset(), 0.6, 0.6),
+    Generator("sign_closeup", ss.sign_closeup, frozenset(), 0.35, 1.0),
 )}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from . import lookmatch, props
+from . import lookmatch, photo, props
 from . import objects as ob
 from .traffic_signs import traffic_sign
 from .composite import Background, base_layer, overlaps, paste_layer, real_background
@@ -227,3 +227,36 @@ def wall_signs(rng: np.random.Generator):
     if rng.random() < 0.4:
         layers += road_signs(bg, taken, rng, 1)
     return lookmatch.finish(bg.img, bg.look), boxes_of(layers, W, H)
+
+
+def _sky(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A sky from deep blue at the top to pale at the horizon, with soft clouds (BGR uint8)."""
+    top = np.float32(rng.uniform([150, 90, 40], [235, 170, 120]))
+    low = np.float32(rng.uniform([215, 200, 180], [250, 245, 240]))
+    t = np.linspace(0, 1, h, dtype=np.float32)[:, None, None] ** rng.uniform(0.6, 1.6)
+    img = top * (1 - t) + low * t
+    clouds = cv2.resize(rng.random((max(2, h // 60), max(2, w // 60))).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    cover = cv2.GaussianBlur(np.clip((clouds - rng.uniform(0.4, 0.8)) * 3, 0, 1), (0, 0), 12)[..., None]
+    img = img * (1 - cover) + np.float32([245, 245, 245]) * cover
+    return np.clip(np.broadcast_to(img, (h, w, 3)), 0, 255).astype(np.uint8)
+
+
+def sign_closeup(rng: np.random.Generator):
+    """A road sign photographed up close against sky, trees or a wall: no label at all.
+
+    Close-up house-number plaques fill their frames in the real pack; this teaches that a large
+    sign with letters or digits is not by itself a house number or a street-name sign."""
+    W, H = int(rng.integers(560, 900)), int(rng.integers(480, 800))
+    kind = int(rng.choice(3, p=[0.5, 0.25, 0.25]))
+    img = (_sky(rng, H, W), photo.procedural_background(rng, W, H), props.plain(rng, H, W))[kind]
+    look = lookmatch.random_look(rng)
+    size = min(W, H) * rng.uniform(0.3, 0.85)
+    cx, cy = W * rng.uniform(0.3, 0.7), H * rng.uniform(0.3, 0.6)
+    pw = max(4, int(size * rng.uniform(0.05, 0.09)))
+    pole = props.pole(rng, max(4, H - int(cy)), pw)
+    img, _ = paste_layer(img, pole, np.float32(rect(pw, H - int(cy)) + [cx - pw / 2, int(cy)]), [], look, rng)
+    sign, alpha, _kind = traffic_sign(rng)
+    quad = pose_quad(sign.shape[1], sign.shape[0], (cx, cy), size, yaw=rng.uniform(-0.6, 0.6),
+                     pitch=rng.uniform(-0.3, 0.3), roll=rng.normal(0, 0.05), distance=rng.uniform(2.5, 6))
+    img, _ = paste_layer(img, sign, quad, [], look, rng, alpha=alpha)
+    return lookmatch.finish(img, look), []
