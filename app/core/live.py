@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from app.core.async_detector import AsyncDetector, DetectorGroup, lower_thread_priority, split_slow_detectors
-from app.core.detections import Detections, concat
+from app.core.detections import Detections, Source, concat
 from app.core.live_lead import LeadSettings, LeadTracker
 from app.core.live_ocr import OcrTier
 from app.core.live_regions import ChangedRegionDetector, RegionSettings
@@ -382,8 +382,32 @@ class LiveMasker:
         if self.lead is None:
             return hidden
         # A lagging result shows where objects were: add where their measured motion takes them.
-        sweeps = self.lead.sweeps(self._seq, hidden.class_names, frame.shape[:2])
-        return concat([hidden, sweeps], hidden.class_names) if len(sweeps) else hidden
+        sweeps, untrusted = self.lead.sweeps(self._seq, hidden.class_names, frame.shape[:2])
+        if not len(sweeps):
+            return hidden
+        parts = [hidden, sweeps]
+        if untrusted.any():
+            parts.append(self._changed_near(result, motion, sweeps.take(np.flatnonzero(untrusted)), frame.shape[:2]))
+        return concat(parts, hidden.class_names)
+
+    def _changed_near(self, result: _Result, motion: FrameMotion | None, sweeps: Detections,
+                      hw: tuple[int, int]) -> Detections:  # fmt: skip
+        """Regions changed in place since ``result``'s frame that touch ``sweeps`` (whose position
+        the picture's motion cannot confirm): the whole frame when that cannot be told."""
+        if motion is None or result.gray is None:
+            boxes = np.array([[0, 0, hw[1], hw[0]]], np.float32)
+        else:
+            # The shift estimate is what is untrusted: compare in place. A still picture then shows
+            # only what moved on it; a picture that did move shows as changed nearly everywhere.
+            changed = changed_boxes(result.gray[0], motion.gray, motion.scale, np.zeros(2, np.float32))
+            s = sweeps.xyxy
+            touch = ((changed[:, None, 0] <= s[None, :, 2]) & (changed[:, None, 2] >= s[None, :, 0])
+                     & (changed[:, None, 1] <= s[None, :, 3]) & (changed[:, None, 3] >= s[None, :, 1])).any(1)  # fmt: skip
+            boxes = changed[touch]
+        n = len(boxes)
+        cid = int(sweeps.class_ids[0])
+        return Detections(boxes.reshape(-1, 4), np.ones(n), [cid] * n, sweeps.class_names, [-1] * n,
+                          [int(Source.TRACKER)] * n)  # fmt: skip
 
     def _track_boxes(self, result: _Result, frame: np.ndarray, view: Pipeline,
                      motion: FrameMotion | None) -> Detections:  # fmt: skip

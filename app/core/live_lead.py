@@ -11,7 +11,10 @@ motion (a pan moves everything; ``MotionEstimator.between``). On every shown fra
 each object moving against the picture, its *sweep*: the hull of where it was found (moved with
 the picture) and where its velocity puts it one frame after now, grown on each axis by the measured
 change of that velocity between results times the same number of frames. Deceleration and reversal stay
-inside the hull; acceleration is covered by the growth.
+inside the hull; acceleration is covered by the growth. Where the picture's own motion since the
+detection is not known (a flat picture gives the global shift nothing to measure; a cut), the
+live masker also hides the regions that changed since the detection and touch the sweep
+(``LiveMasker``): what the detector has not seen there is not shown.
 
 Nothing here grows by a fixed amount per frame: a static object adds nothing, and a moving one
 adds the distance its own measured motion covers in the age of its newest detection.
@@ -19,7 +22,7 @@ adds the distance its own measured motion covers in the age of its newest detect
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,20 +40,27 @@ class _Object:
     velocity: np.ndarray  # (4,) px/frame against the picture, per coordinate
     velocity_error: np.ndarray  # (2,) px/frame per axis: change of the velocity between its last two measurements
     measured: bool = False  # a velocity needs two detections
+    trail: list = field(default_factory=list)  # earlier (seq, box) detections, newest last
 
 
 @dataclass(frozen=True)
 class LeadSettings:
     """``min_speed``: px/frame against the picture below which an object is static (no sweep).
+    ``min_baseline``: a velocity is measured against the newest earlier detection at least this
+    many frames older when there is one (a box jitters by a pixel or two between detections: over
+    one frame that is a velocity of as much), from the last ``trail`` detections.
     ``error_sigmas``: the sweep also grows by this many times the measured error of the picture's
-    motion since the detection. ``gate``/``gate_growth``: a detection continues an object when its
+    motion since the detection, up to ``max_error_grow_px``. ``gate``/``gate_growth``: a detection continues an object when its
     centre is within ``gate`` + ``gate_growth`` × frames since its last detection box diagonals of
     where the object's measured motion puts it (an object not yet measured may have moved that
     far). ``max_size_ratio``: nor when its width or height differs by more than this factor (two
     different objects)."""
 
     min_speed: float = 0.5
+    min_baseline: int = 6
+    trail: int = 8
     error_sigmas: float = 3.0
+    max_error_grow_px: float = 48.0
     gate: float = 1.0
     gate_growth: float = 0.25
     max_size_ratio: float = 1.5
@@ -78,46 +88,54 @@ class LeadTracker:
         """Take the detections found on capture frame ``seq`` (in that frame's coordinates);
         objects not seen for more than ``hold_s`` of capture time are forgotten."""
         s = self.settings
-        free = list(self.objects)
-        kept: list[_Object] = []
-        for box, cid in zip(dets.xyxy.astype(np.float32), dets.class_ids):
-            best, best_d = None, np.inf
-            for ob in free:
+        boxes = dets.xyxy.astype(np.float32)
+        pairs = []  # (distance, detection, object) of every plausible continuation
+        for i, (box, cid) in enumerate(zip(boxes, dets.class_ids)):
+            w, h = box[2] - box[0], box[3] - box[1]
+            for j, ob in enumerate(self.objects):
                 if ob.class_id != int(cid) or ob.seq >= seq:
                     continue
                 gap = seq - ob.seq
                 g = self._moved(ob.seq, seq)[0]
                 pred = ob.box + np.concatenate([g, g]) + (ob.velocity * gap if ob.measured else 0.0)
-                w, h = box[2] - box[0], box[3] - box[1]
                 pw, ph = pred[2] - pred[0], pred[3] - pred[1]
                 ratio = min(max(w, pw) / max(min(w, pw), 1e-6), max(h, ph) / max(min(h, ph), 1e-6))
-                if ratio > s.max_size_ratio:
-                    continue
                 d = float(np.hypot(*((box[:2] + box[2:]) / 2 - (pred[:2] + pred[2:]) / 2)))
-                reach = (s.gate + s.gate_growth * gap) * float(np.hypot(w, h))
-                if d <= reach and d < best_d:
-                    best, best_d = ob, d
+                if ratio <= s.max_size_ratio and d <= (s.gate + s.gate_growth * gap) * float(np.hypot(w, h)):
+                    pairs.append((d, i, j))
+        match: dict[int, _Object] = {}
+        used: set[int] = set()
+        for _, i, j in sorted(pairs):  # nearest first: two cards of one class do not swap
+            if i not in match and j not in used:
+                match[i] = self.objects[j]
+                used.add(j)
+        free = [ob for j, ob in enumerate(self.objects) if j not in used]
+        kept: list[_Object] = []
+        for i, (box, cid) in enumerate(zip(boxes, dets.class_ids)):
+            best = match.get(i)
             if best is None:
                 kept.append(_Object(int(cid), box.copy(), seq, captured, np.zeros(4, np.float32), np.zeros(2, np.float32)))
                 continue
-            free.remove(best)
-            gap = seq - best.seq
-            g = self._moved(best.seq, seq)[0]
-            v = (box - best.box - np.concatenate([g, g])) / gap
+            trail = (best.trail + [(best.seq, best.box)])[-s.trail :]
+            base_seq, base_box = next((p for p in reversed(trail) if seq - p[0] >= s.min_baseline), trail[0])
+            g = self._moved(base_seq, seq)[0]
+            v = (box - base_box - np.concatenate([g, g])) / (seq - base_seq)
             cx, cy = (v[0] + v[2]) / 2, (v[1] + v[3]) / 2  # one velocity for the whole box
             v = np.array([cx, cy, cx, cy], np.float32)
             err = np.abs(v - best.velocity)[:2] if best.measured else np.zeros(2, np.float32)
-            kept.append(_Object(int(cid), box.copy(), seq, captured, v, err, True))
+            kept.append(_Object(int(cid), box.copy(), seq, captured, v, err, True, trail))
         kept += [ob for ob in free if captured - ob.captured <= hold_s]
         self.objects = kept
 
-    def sweeps(self, seq_now: int, class_names: tuple[str, ...], hw: tuple[int, int]) -> Detections:
+    def sweeps(self, seq_now: int, class_names: tuple[str, ...], hw: tuple[int, int]) -> tuple[Detections, np.ndarray]:
         """For frame ``seq_now``: the hull of each moving object's detected box (moved with the
         picture) and its position one frame past now, grown by its velocity error over the same
-        frames and by ``error_sigmas`` × the picture motion's measured error, clipped to the (H, W)
-        frame. Tagged ``Source.TRACKER``."""
+        frames and by ``error_sigmas`` × the picture motion's measured error (at most
+        ``max_error_grow_px``), clipped to the (H, W) frame, tagged ``Source.TRACKER``; and (N,)
+        True where that error was beyond the cap or unknown (a flat picture, a cut): the caller
+        must hide what changed there."""
         s = self.settings
-        rows, ids = [], []
+        rows, ids, untrusted = [], [], []
         for ob in self.objects:
             speed = float(np.abs(ob.velocity[:2]).max())
             if not ob.measured or speed < s.min_speed:
@@ -126,14 +144,16 @@ class LeadTracker:
             g, g_err = self._moved(ob.seq, seq_now)
             here = ob.box + np.concatenate([g, g])
             there = here + ob.velocity * ahead
-            # An untrusted picture motion (a cut, frames no longer known) grows it without bound:
-            # where the object is cannot be told, so the frame is hidden rather than shown.
-            gx, gy = ob.velocity_error * ahead + min(s.error_sigmas * g_err, 1e6)
+            # Growth by the picture's motion error is capped; beyond the cap the caller hides what
+            # changed around the sweep instead (``untrusted``).
+            grow = s.error_sigmas * g_err
+            untrusted.append(not grow <= s.max_error_grow_px)
+            gx, gy = ob.velocity_error * ahead + min(grow, s.max_error_grow_px)
             rows.append([min(here[0], there[0]) - gx, min(here[1], there[1]) - gy,
                          max(here[2], there[2]) + gx, max(here[3], there[3]) + gy])  # fmt: skip
             ids.append(ob.class_id)
         if not rows:
-            return Detections.empty(class_names)
+            return Detections.empty(class_names), np.zeros(0, bool)
         n = len(rows)
         return Detections(clip_xyxy(np.array(rows, np.float32), hw), np.ones(n), ids, class_names, [-1] * n,
-                          [int(Source.TRACKER)] * n)  # fmt: skip
+                          [int(Source.TRACKER)] * n), np.array(untrusted)  # fmt: skip

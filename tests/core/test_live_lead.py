@@ -125,7 +125,7 @@ def test_sweep_runs_from_the_last_detection_to_one_frame_past_now(pan):
         x = 10 + (5 + pan[0]) * seq
         y = 50 + pan[1] * seq
         lead.observe(seq, seq / FPS, Detections(np.array([[x, y, x + 40, y + 10]], np.float32), [0.9], [0], NAMES), 1.0)
-    sweep = lead.sweeps(20, NAMES, (1000, 1000)).xyxy
+    sweep = lead.sweeps(20, NAMES, (1000, 1000))[0].xyxy
     assert sweep.shape == (1, 4)
     here = np.array([10 + (5 + pan[0]) * 9 + pan[0] * 11, 50 + pan[1] * 20])  # last detection, moved by the pan
     assert np.allclose(sweep[0], [here[0], here[1], here[0] + 40 + 5 * 12, here[1] + 10], atol=1e-3)
@@ -136,10 +136,10 @@ def test_a_static_object_adds_no_sweep():
     box = np.array([[10, 10, 50, 20]], np.float32)
     for seq in (0, 9, 18):
         lead.observe(seq, seq / FPS, Detections(box, [0.9], [0], NAMES), 1.0)
-    assert len(lead.sweeps(30, NAMES, (1000, 1000))) == 0
+    assert len(lead.sweeps(30, NAMES, (1000, 1000))[0]) == 0
 
 
-def test_untrusted_picture_motion_hides_the_frame_around_a_moving_object():
+def test_untrusted_picture_motion_is_reported_and_the_growth_capped():
     class Cut:  # frame 15 is a cut: the picture motion since the detection is not known
         def between(self, a, b):
             return np.zeros(2, np.float32), (float("inf") if a < 15 <= b else 0.2)
@@ -148,6 +148,8 @@ def test_untrusted_picture_motion_hides_the_frame_around_a_moving_object():
     for seq in (0, 9):
         x = 10 + 5 * seq
         lead.observe(seq, seq / FPS, Detections(np.array([[x, 50, x + 40, 60]], np.float32), [0.9], [0], NAMES), 1.0)
-    before = lead.sweeps(12, NAMES, (H, W)).xyxy
-    assert before[0, 2] - before[0, 0] < W / 2  # a measured still picture: a short sweep
-    assert np.allclose(lead.sweeps(16, NAMES, (H, W)).xyxy, [[0, 0, W, H]])
+    before, untrusted = lead.sweeps(12, NAMES, (H, W))
+    assert before.xyxy[0, 2] - before.xyxy[0, 0] < W / 2 and not untrusted.any()  # a measured still picture
+    after, untrusted = lead.sweeps(16, NAMES, (H, W))
+    assert untrusted.tolist() == [True]  # the caller hides what changed around it
+    assert after.xyxy[0, 3] - after.xyxy[0, 1] <= 10 + 2 * 48  # the growth itself stays capped
