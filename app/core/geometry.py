@@ -102,6 +102,26 @@ def intersection_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return wh[..., 0] * wh[..., 1]
 
 
+def connected_groups(linked: np.ndarray) -> list[list[int]]:
+    """Connected groups of a symmetric (N, N) bool "linked" matrix (only its upper triangle is
+    read): lists of indices, each ascending, groups ordered by their first index."""
+    n = len(linked)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in zip(*np.nonzero(np.triu(linked, 1))):
+        parent[find(int(j))] = find(int(i))
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise IoU, shape (len(a), len(b))."""
     inter = intersection_matrix(a, b)

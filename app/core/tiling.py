@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.geometry import intersection_matrix, box_area, nms
+from app.core.geometry import box_area, connected_groups, intersection_matrix, nms
 
 SEAM_TOLERANCE_PX = 2.0
 
@@ -70,15 +70,6 @@ def truncated_mask(xyxy: np.ndarray, tile: Tile, hw: tuple[int, int]) -> np.ndar
 
 def _fuse_seam_pieces(xyxy, scores, class_ids, truncated):
     """Union same-class pieces of one object cut by a seam (at least one side truncated)."""
-    n = len(xyxy)
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
     inter = intersection_matrix(xyxy, xyxy)
     widths = xyxy[:, 2] - xyxy[:, 0]
     heights = xyxy[:, 3] - xyxy[:, 1]
@@ -90,13 +81,8 @@ def _fuse_seam_pieces(xyxy, scores, class_ids, truncated):
     aligned = (np.maximum(rx, ry) > 0.8) & (np.minimum(rx, ry) > 0.05)
     pair = (inter > 0) & aligned & (class_ids[:, None] == class_ids[None, :])
     pair &= truncated[:, None] | truncated[None, :]
-    for i, j in zip(*np.nonzero(np.triu(pair, 1))):
-        parent[find(i)] = find(j)
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(i)
     out_xyxy, out_scores, out_cls, out_trunc = [], [], [], []
-    for members in groups.values():
+    for members in connected_groups(pair):
         m = np.array(members)
         out_xyxy.append([xyxy[m, 0].min(), xyxy[m, 1].min(), xyxy[m, 2].max(), xyxy[m, 3].max()])
         out_scores.append(scores[m].max())

@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from app.core.detections import Detections, Source
-from app.core.geometry import clip_xyxy
+from app.core.geometry import clip_xyxy, connected_groups
 from app.inference.plates_text import looks_rendered
 from app.text.lines import TextLine, quad_to_xyxy
 from app.text.regions import is_mrz as _is_mrz
@@ -173,15 +173,6 @@ def line_blocks(boxes: np.ndarray, rules: DocumentRules = DocumentRules()) -> li
     """Indices of the lines of each block, for line boxes (N, 4) xyxy: connected groups of lines
     that lie within ``row_gap`` heights of each other in a column, or on one row within
     ``column_gap`` heights. Blocks in order of their first line."""
-    n = len(boxes)
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
     h = np.maximum(boxes[:, 3] - boxes[:, 1], 1.0)
     hm = 0.5 * (h[:, None] + h[None, :])
     gap_y = np.maximum(boxes[None, :, 1] - boxes[:, None, 3], boxes[:, None, 1] - boxes[None, :, 3])
@@ -190,12 +181,7 @@ def line_blocks(boxes: np.ndarray, rules: DocumentRules = DocumentRules()) -> li
     similar = np.maximum(h[:, None], h[None, :]) <= rules.max_height_ratio * lower
     column = (gap_y <= rules.row_gap * hm) & (gap_x <= rules.near_x * hm)
     row = (-gap_y >= 0.5 * lower) & (gap_x <= rules.column_gap * hm)
-    for i, j in zip(*np.nonzero(np.triu(similar & (column | row), 1))):
-        parent[find(int(j))] = find(int(i))
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(i)
-    return sorted(groups.values(), key=lambda g: g[0])
+    return connected_groups(similar & (column | row))
 
 
 def id_cues(texts: Sequence[str]) -> set[str]:

@@ -48,3 +48,12 @@ def test_pad_grows_by_fraction_of_short_side_and_clips():
     out = pad_xyxy(boxes, 0.5, 1.0, (100, 100))
     assert out[0].tolist() == [5, 5, 55, 25]
     assert out[1].tolist() == [0, 0, 6, 6]
+
+
+def test_connected_groups_follow_chains_and_keep_singletons():
+    from app.core.geometry import connected_groups
+
+    linked = np.zeros((5, 5), bool)
+    linked[0, 3] = linked[3, 4] = True  # a chain 0-3-4; 1 and 2 alone
+    assert connected_groups(linked) == [[0, 3, 4], [1], [2]]
+    assert connected_groups(np.zeros((0, 0), bool)) == []
