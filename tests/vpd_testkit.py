@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -126,3 +127,20 @@ class FakeOcrEngine:
             scores=tuple(l[2] for l in self.lines),
             word_results=tuple(l[3] for l in self.lines),
         )
+
+
+class FakeClock:
+    """A clock that stands still until ``advance(t)``; threads can wait on ``cond`` for it."""
+
+    def __init__(self):
+        self.t = 0.0
+        self.cond = threading.Condition()
+
+    def __call__(self):
+        return self.t
+
+    def advance(self, t):
+        """Set the time to ``t`` and wake every thread waiting on ``cond``."""
+        with self.cond:
+            self.t = t
+            self.cond.notify_all()

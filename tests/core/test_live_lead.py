@@ -4,7 +4,6 @@ fake capture clock: once its velocity is measured (two detections), no frame sho
 Flat colour gives optical flow nothing to follow, so without the measured-velocity sweep of
 ``app.core.live_lead`` the box stays where the card was found and its leading edge shows."""
 
-import threading
 
 import cv2
 import numpy as np
@@ -15,6 +14,7 @@ from app.core.live import LiveMasker, LiveOptions
 from app.core.live_lead import LeadTracker
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
+from vpd_testkit import FakeClock as Clock
 
 NAMES = ("email",)
 FPS = 30.0
@@ -36,20 +36,6 @@ def render(i, bg):
     x0, y0, x1, y1 = card_box(i)
     f[y0:y1, x0:x1] = MAGENTA  # flat: nothing for optical flow to hold on to
     return f
-
-
-class Clock:
-    def __init__(self):
-        self.t = 0.0
-        self.cond = threading.Condition()
-
-    def __call__(self):
-        return self.t
-
-    def advance(self, t):
-        with self.cond:
-            self.t = t
-            self.cond.notify_all()
 
 
 class LateOracle:

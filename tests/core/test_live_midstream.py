@@ -5,7 +5,6 @@ The fake detector answers a frame only once the fake clock has passed that frame
 plus its latency, so timing is the clock's, not the machine's (no sleeps)."""
 
 import itertools
-import threading
 
 import cv2
 import numpy as np
@@ -15,6 +14,7 @@ from app.core.detections import Detections
 from app.core.live import LiveMasker, LiveOptions
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
+from vpd_testkit import FakeClock as Clock
 
 NAMES = ("email", "face")
 FPS = 30.0
@@ -37,20 +37,6 @@ def render(i, bg, fps=FPS):
             f[y0 + 4 : y1 - 4 : 3, x0 + 4 : x1 - 4 : 5] = 0  # some texture, like glyphs or eyes
     f[0, 0], f[0, 1] = i % 256, i // 256  # the oracle reads the frame number from here
     return f
-
-
-class Clock:
-    def __init__(self):
-        self.t = 0.0
-        self.cond = threading.Condition()
-
-    def __call__(self):
-        return self.t
-
-    def advance(self, t):
-        with self.cond:
-            self.t = t
-            self.cond.notify_all()
 
 
 class SlowOracle:
