@@ -144,3 +144,10 @@ class FakeClock:
         with self.cond:
             self.t = t
             self.cond.notify_all()
+
+
+def photographed(frame: np.ndarray) -> np.ndarray:
+    """``frame`` as a phone camera would give it: slight blur, sensor noise, JPEG at quality 85."""
+    frame = cv2.GaussianBlur(frame, (3, 3), 0.8)
+    frame = np.clip(frame + np.random.default_rng(1).normal(0, 5, frame.shape), 0, 255).astype(np.uint8)
+    return cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])[1], cv2.IMREAD_COLOR)

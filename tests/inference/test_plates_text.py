@@ -13,6 +13,7 @@ from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
 from app.inference.plates_text import PlateRules, looks_rendered, plate_candidates, plate_shape_ok, plate_text
 from app.text.lines import TextLine
 from vpd_testkit import FakeOcrEngine, quad
+from vpd_testkit import photographed
 
 
 @pytest.mark.parametrize("text, chars", [
@@ -81,9 +82,7 @@ def render_plate(frame: np.ndarray, text: str, x: int, y: int, flat: bool) -> tu
     cv2.rectangle(frame, box[:2], box[2:], (20, 20, 20), 2)
     cv2.putText(frame, text, (x + 12, y + th + 13), cv2.FONT_HERSHEY_DUPLEX, 1.1, (15, 15, 15), 2, cv2.LINE_AA)
     if not flat:
-        frame = cv2.GaussianBlur(frame, (3, 3), 0.8)
-        frame = np.clip(frame + np.random.default_rng(1).normal(0, 5, frame.shape), 0, 255).astype(np.uint8)
-        frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])[1], cv2.IMREAD_COLOR)
+        frame = photographed(frame)
     return frame, box
 
 

@@ -14,6 +14,7 @@ from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
 from app.inference.signs_text import SignRules, sign_candidates, street_name
 from app.text.lines import TextLine
 from vpd_testkit import FakeOcrEngine, quad
+from vpd_testkit import photographed
 
 
 @pytest.mark.parametrize("text, ok", [
@@ -79,9 +80,7 @@ def render_sign(frame: np.ndarray, text: str, x: int, y: int, flat: bool) -> tup
     cv2.rectangle(frame, (box[0] + 3, box[1] + 3), (box[2] - 3, box[3] - 3), (240, 240, 240), 2)
     cv2.putText(frame, text, (x + 15, y + th + 15), cv2.FONT_HERSHEY_DUPLEX, 1.2, (245, 245, 245), 2, cv2.LINE_AA)
     if not flat:
-        frame = cv2.GaussianBlur(frame, (3, 3), 0.8)
-        frame = np.clip(frame + np.random.default_rng(1).normal(0, 5, frame.shape), 0, 255).astype(np.uint8)
-        frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])[1], cv2.IMREAD_COLOR)
+        frame = photographed(frame)
     return frame, box
 
 
