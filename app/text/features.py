@@ -133,7 +133,7 @@ def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: L
     n_bucket = _bucket(len(toks), (1, 2, 3, 5, 8, 12))
     f.append(f"ntok={n_bucket}")
     titled = sum(1 for t in toks if t.raw[:1].isupper())
-    f.append(f"ntok_title={n_bucket}/{_bucket(titled / len(toks), (0.0, 0.5, 0.99))}")  # "Adam Wright" vs a Title Case headline
+    f.append(f"ntok_title={n_bucket}/{_bucket(titled / len(toks), (0.0, 0.5, 0.99))}")  # "Liam Becker" vs a Title Case headline
     f.append(f"pos={'only' if len(toks) == 1 else 'first' if k == 0 else 'last' if k == len(toks) - 1 else 'mid'}")
     if line_text.rstrip().endswith((".", "!", "?")):
         f.append("line_sentence")

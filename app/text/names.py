@@ -98,7 +98,7 @@ def find_names(text: str, context: str = "") -> list[tuple[int, int, float]]:
         if word in first and (nxt in last or nxt in first):
             score = 0.8 if nxt in last else 0.65
         elif word in first and nxt not in COMMON_WORDS and len(nxt) >= 2:
-            score = 0.55  # a known first name followed by a capitalised word ("Aisha Khan")
+            score = 0.55  # a known first name followed by a capitalised word ("Priya Sharma")
         elif whole_line and (word in first or nxt in last):
             score = 0.5  # a line that is just "Given Family", one part known (contact lists)
         else:

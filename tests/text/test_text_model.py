@@ -79,7 +79,7 @@ def test_a_version_1_file_reads_without_the_parser_features(tmp_path, monkeypatc
         raise AssertionError("a version-1 model must not get address-parser features")
 
     monkeypatch.setattr(clf_module, "address_tags", no_parsers)
-    line = TextLine("Adam Wright", np.array([[0, 0], [100, 0], [100, 20], [0, 20]], np.float32), 0.99)
+    line = TextLine("Liam Becker", np.array([[0, 0], [100, 0], [100, 20], [0, 20]], np.float32), 0.99)
     reading = TextPiiClassifier(model, NameTable({}, {}, "test")).read([line])
     assert len(reading[0].token_bounds) == 2
 

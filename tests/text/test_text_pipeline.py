@@ -32,10 +32,10 @@ class FakeVisual:
 
 
 HEADLINE = ("Scientists Discover Rare Species Deep In The Amazon Rainforest", quad(40, 40, 1100, 88))
-NAME = ("Adam Wright", quad(160, 300, 360, 334))
+NAME = ("Liam Becker", quad(160, 300, 360, 334))
 LINES = [HEADLINE, ("The team spent three months mapping the river basin before the find.", quad(40, 120, 900, 144)),
          ("Contacts", quad(40, 220, 200, 264)), NAME, ("Mobile", quad(160, 344, 240, 368)),
-         ("Aisha Khan", quad(160, 420, 340, 454)), ("Work", quad(160, 464, 220, 488))]
+         ("Priya Sharma", quad(160, 420, 340, 454)), ("Work", quad(160, 464, 220, 488))]
 
 
 def test_pipeline_drops_a_detector_name_box_on_a_headline_and_keeps_the_real_name():

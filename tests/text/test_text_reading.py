@@ -40,7 +40,7 @@ def covered(regions, ln, share=0.6):
 
 def contacts_screen():
     lines = [line("Contacts", 40, 30, 44), line("Search contacts", 40, 100, 26)]
-    names = ["Adam Wright", "Aisha Khan", "Chloe Dubois", "Emma García", "Erik Thompson", "Anh Nguyen"]
+    names = ["Liam Becker", "Priya Sharma", "Sofia Rossi", "Lucía Romero", "Jonas Weber", "Mai Tran"]
     rows = []
     for i, name in enumerate(names):
         y = 180 + 120 * i
@@ -125,7 +125,7 @@ def test_a_document_box_on_ordinary_ui_text_does_not_blank_it(classifier, texts,
 
 
 def test_a_detector_name_box_over_a_message_preview_shrinks_to_the_name(classifier):
-    lines = [line("Inbox", 40, 20, 40), line("Adam Wright", 120, 100, 34),
+    lines = [line("Inbox", 40, 20, 40), line("Liam Becker", 120, 100, 34),
              line("Thanks, the invoice for the new office chairs is attached", 120, 136, 28)]
     reading = read_screen(lines, FRAME, classifier)
     fused = refine(detections([[116, 97, 1016, 166]], ["person_name"]), reading)  # one box over name and preview
@@ -142,7 +142,7 @@ def test_a_detector_text_box_on_a_headline_is_dropped_and_one_on_a_name_kept(cla
     shifted = [TextLine(l.text, l.quad + np.float32([0, 400]), l.score) for l in contacts]
     reading = read_screen(lines + shifted, FRAME, classifier)
     h = headline.quad
-    name = shifted[2].quad  # "Adam Wright"
+    name = shifted[2].quad  # "Liam Becker"
     boxes = [[h[:, 0].min(), h[:, 1].min(), h[:, 0].max(), h[:, 1].max()],
              [name[:, 0].min(), name[:, 1].min(), name[:, 0].max(), name[:, 1].max()]]
     fused = refine(detections(boxes, ["person_name", "person_name"]), reading)
