@@ -151,3 +151,14 @@ def photographed(frame: np.ndarray) -> np.ndarray:
     frame = cv2.GaussianBlur(frame, (3, 3), 0.8)
     frame = np.clip(frame + np.random.default_rng(1).normal(0, 5, frame.shape), 0, 255).astype(np.uint8)
     return cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])[1], cv2.IMREAD_COLOR)
+
+
+def hidden_share_after_padding(found_xyxy, true_box, hw) -> float:
+    """Share of ``true_box`` hidden once ``found_xyxy`` (4,) gets the app's default padding."""
+    from app.core.geometry import pad_xyxy
+    from app.core.metrics import box_coverage, redaction_mask
+    from app.core.redact import RedactionSettings
+
+    s = RedactionSettings()
+    padded = pad_xyxy(np.asarray([found_xyxy], np.float32), s.padding, s.min_padding_px, hw)
+    return float(box_coverage(np.array([true_box], np.float32), redaction_mask(padded, hw))[0])

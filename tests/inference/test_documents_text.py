@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from app.core.detections import Detections, Source, concat
-from app.core.metrics import box_coverage, redaction_mask
 from app.inference.documents_text import (DocumentRules, attach_portraits, document_candidates, document_regions,
                                           line_blocks, mrz_page, plain)  # fmt: skip
 from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
 from app.text.lines import TextLine
 from vpd_testkit import FakeOcrEngine, quad
+from vpd_testkit import hidden_share_after_padding
 
 
 def photo(h=600, w=800, seed=0):
@@ -193,8 +193,6 @@ def test_real_ocr_finds_a_photographed_receipt():
     receipts = found.take(np.array(found.labels) == "receipt")
     assert len(receipts) == 1
     x0, y0, x1, y1 = receipts.xyxy[0]
-    pad = 0.15 * min(x1 - x0, y1 - y0)  # the app's default padding
-    mask = redaction_mask(np.array([[x0 - pad, y0 - pad, x1 + pad, y1 + pad]], np.float32), frame.shape[:2])
-    assert box_coverage(np.array([box], np.float32), mask)[0] >= 0.9
+    assert hidden_share_after_padding((x0, y0, x1, y1), box, frame.shape[:2]) >= 0.9  # with the app's padding
     assert (x1 - x0) * (y1 - y0) < 1.3 * (box[2] - box[0]) * (box[3] - box[1])
     assert document_candidates([], frame).class_names == ("id_card", "passport", "receipt", "shipping_label")

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from app.core.detections import Source
-from app.core.metrics import box_coverage, redaction_mask
 from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
 from app.inference.plates_text import PlateRules, looks_rendered, plate_candidates, plate_shape_ok, plate_text
 from app.text.lines import TextLine
 from vpd_testkit import FakeOcrEngine, quad
 from vpd_testkit import photographed
+from vpd_testkit import hidden_share_after_padding
 
 
 @pytest.mark.parametrize("text, chars", [
@@ -95,9 +95,7 @@ def test_real_ocr_finds_a_rendered_plate_in_a_photo_and_not_on_a_screen():
     assert len(plates) == 1
     # the plate is hidden once the usual padding (15 % of the box height) is added
     x0, y0, x1, y1 = plates.xyxy[0]
-    pad = 0.15 * (y1 - y0)
-    mask = redaction_mask(np.array([[x0 - pad, y0 - pad, x1 + pad, y1 + pad]], np.float32), photo.shape[:2])
-    assert box_coverage(np.array([box], np.float32), mask)[0] >= 0.9
+    assert hidden_share_after_padding((x0, y0, x1, y1), box, photo.shape[:2]) >= 0.9  # with the app's padding
     assert (x1 - x0) * (y1 - y0) < 2 * (box[2] - box[0]) * (box[3] - box[1])
     screen, _ = render_plate(np.full((300, 480, 3), 250, np.uint8), "KX 482 TB", 150, 120, flat=True)
     assert "license_plate" not in det.detect(screen).labels
