@@ -6,6 +6,9 @@ Parts (``--parts``):
   exported with ``vpd-redact video`` and with deface alternately in one run, and streamed live;
   FPS, peak memory, leaks, over-masking and first-visible time (see ``bench_pan``); the
   over-masking is also broken down by what drew it (``bench_breakdown``).
+* ``pan-replay``: the export's gap filling and masking re-run on its first pass's detections,
+  kept in the work folder: changes to tracking and masking measured on identical detections
+  (``bench_video_replay``).
 * ``pan-looks``: live mode's changed-region looks against whole-frame looks on the same clips,
   stepped frame by frame: CPU a look, share looked at, true boxes hidden (``bench_looks``).
 * ``export`` / ``live``: speed on a rendered synthetic clip (moving text cards and a plate).
@@ -29,6 +32,7 @@ import numpy as np
 from app.commands.common import add_detection_args, policy_from_args, redaction_from_args
 from app.commands.bench_live_leak import coverage_leaks, live_leak_check
 from app.commands.bench_looks import bench_pan_looks
+from app.commands.bench_video_replay import bench_pan_replay
 from app.commands.bench_pan import PanClip, bench_pan_export, bench_pan_live, load_truth, make_pan_clip
 from app.commands.video import DEFAULT_STRIDE, build_detector_list
 from app.core.errors import VpdError
@@ -44,7 +48,7 @@ def add_parser(sub) -> None:
     """Register the ``bench-video`` sub-command."""
     p = sub.add_parser("bench-video", help="measure video export/live speed and run the leak check", description=__doc__)
     p.add_argument("--parts", default="export,live,leak",
-                   help="comma list of pan-export, pan-live, pan-looks, export, live, leak (default: %(default)s)")  # fmt: skip
+                   help="comma list of pan-export, pan-live, pan-replay, pan-looks, export, live, leak (default: %(default)s)")  # fmt: skip
     p.add_argument("--pan-dir", type=Path, default=None, help="folder with annotations.json and images/ for pan clips")
     p.add_argument("--pan-images", default="", help="comma list of image file names in --pan-dir to pan across")
     p.add_argument("--pan-frames", type=int, default=150, help="frames per pan clip (default: %(default)s)")
@@ -73,16 +77,16 @@ def _detectors(args):
 def run(args: argparse.Namespace) -> int:
     """Print the figures; 0 when the leak check finds no leaked export frame, else 1; 2 on bad input."""
     parts = set(args.parts.split(","))
-    unknown = parts - {"pan-export", "pan-live", "pan-looks", "export", "live", "leak"}
+    unknown = parts - {"pan-export", "pan-live", "pan-replay", "pan-looks", "export", "live", "leak"}
     try:
         if unknown:
             raise ValueError(f"unknown part(s): {', '.join(sorted(unknown))}")
-        needs_model = bool(parts & {"pan-live", "pan-looks", "export", "live"})
+        needs_model = bool(parts & {"pan-live", "pan-replay", "pan-looks", "export", "live"})
         detectors, providers, policy = _detectors(args) if needs_model else ((), "", Policy(classes=None))
         redaction = redaction_from_args(args)
         sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",") if s]
         strides = [int(s) for s in args.strides.split(",") if s]
-        if parts & {"pan-export", "pan-live", "pan-looks"} and (args.pan_dir is None or not args.pan_images):
+        if parts & {"pan-export", "pan-live", "pan-replay", "pan-looks"} and (args.pan_dir is None or not args.pan_images):
             raise ValueError("pan parts need --pan-dir and --pan-images")
     except (VpdError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -93,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         work = args.workdir or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         pipeline = Pipeline(detectors, policy, redaction)
-        if parts & {"pan-export", "pan-live", "pan-looks"}:
+        if parts & {"pan-export", "pan-live", "pan-replay", "pan-looks"}:
             clips = _pan_clips(args, work)
             if "pan-export" in parts:
                 deface = shutil.which(args.deface) if args.deface else None
@@ -102,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
                 bench_pan_export(clips, work, deface, args.repeats)
             if "pan-live" in parts:
                 bench_pan_live(clips, pipeline, LiveOptions(hold_s=args.hold, fps=30.0))
+            if "pan-replay" in parts:
+                bench_pan_replay(clips, pipeline, work)
             if "pan-looks" in parts:
                 bench_pan_looks(clips, pipeline)
         if "export" in parts:

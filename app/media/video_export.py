@@ -244,10 +244,24 @@ def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
     return boxes_for, counts
 
 
-def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None,
-             cancel: threading.Event | None) -> tuple[list[Detections], dict]:  # fmt: skip
+@dataclass(frozen=True)
+class FirstPass:
+    """What pass 1 measured on a clip: the fast tier's and OCR's policy-selected ``hits`` and
+    ``ocr_hits`` (frame → Detections), the measured ``motion`` of every frame, the frame count
+    ``n``, frame size ``hw`` and ``fps``. ``plan_boxes`` turns it into the per-frame plan."""
+
+    hits: dict[int, Detections]
+    ocr_hits: dict[int, Detections]
+    motion: ClipMotion
+    n: int
+    hw: tuple[int, int]
+    fps: float
+
+
+def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None = None,
+                       cancel: threading.Event | None = None) -> FirstPass:  # fmt: skip
     """Pass 1: detections on every stride-th frame, OCR on every OCR-stride-th frame and the
-    measured motion of every frame, then gap filling of each into one per-frame plan."""
+    measured motion of every frame."""
     fast, slow = split_slow_detectors(pipeline.detectors)
     inp = open_video_input(source, want_audio=False)
     ocr_every = options.ocr_frames(inp.fps)
@@ -280,9 +294,17 @@ def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress:
     if n == 0 or hw is None:
         raise SourceError(f"{source}: no video frames could be decoded")
     clip_motion = ClipMotion(np.array(offsets, np.float32).reshape(-1, 2), np.array(variance, np.float64))
-    plan = plan_boxes(hits, ocr_hits, n, hw, inp.fps, pipeline.class_names, options, clip_motion)
-    info = {"detected_frames": len(hits), "ocr_frames": len(ocr_hits),
-            "hits": sum(len(d) for d in hits.values()) + sum(len(d) for d in ocr_hits.values())}  # fmt: skip
+    return FirstPass(hits, ocr_hits, clip_motion, n, hw, inp.fps)
+
+
+def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None,
+             cancel: threading.Event | None) -> tuple[list[Detections], dict]:  # fmt: skip
+    """Pass 1 (``collect_first_pass``) and gap filling of its hits into one per-frame plan."""
+    first = collect_first_pass(source, pipeline, options, progress, cancel)
+    plan = plan_boxes(first.hits, first.ocr_hits, first.n, first.hw, first.fps, pipeline.class_names, options,
+                      first.motion)  # fmt: skip
+    info = {"detected_frames": len(first.hits), "ocr_frames": len(first.ocr_hits),
+            "hits": sum(len(d) for d in first.hits.values()) + sum(len(d) for d in first.ocr_hits.values())}  # fmt: skip
     return plan, info
 
 

@@ -101,3 +101,51 @@ def test_pan_looks_counts_a_true_box_hidden_only_when_a_padded_box_holds_95_perc
     truth[1] = [60, 10, 102, 50]  # 40/42 = 95.2 % inside
     assert hidden_truth(pipe, found, truth, (200, 200)) == 2
 
+
+
+class _CountingDetector:
+    """The colour-key oracle, counting its calls (the replay must not call it again once cached)."""
+
+    def __init__(self, blind: bool = False) -> None:
+        from app.media.video_synthetic import ColourKeyDetector
+
+        self.inner, self.blind, self.calls = ColourKeyDetector(), blind, 0
+        self.name = "blind" if blind else "counting"
+
+    @property
+    def class_names(self):
+        return self.inner.class_names
+
+    def detect(self, frame):
+        self.calls += 1
+        found = self.inner.detect(frame)
+        return found.take(np.zeros(len(found), bool)) if self.blind else found
+
+
+def test_pan_replay_scores_the_export_plan_on_a_cached_first_pass(tmp_path, capsys):
+    from app.commands.bench_video_replay import bench_pan_replay, first_pass_cached, replay_clip
+    from app.core.pipeline import Pipeline
+    from app.core.policy import Policy
+    from app.media.video_export import ExportOptions
+    from app.media.video_synthetic import PLATE_KEY_BGR
+
+    rng = np.random.default_rng(1)
+    img = cv2.GaussianBlur(rng.integers(0, 255, (600, 1200, 3), dtype=np.uint8), (0, 0), 3)
+    img[250:300, 400:560] = PLATE_KEY_BGR
+    clip = make_pan_clip(_write(tmp_path / "pic.png", img), np.array([[400, 250, 560, 300]]), tmp_path / "pan.mp4",
+                         frames=8)  # fmt: skip
+    seeing = _CountingDetector()
+    pipe = Pipeline([seeing], Policy(classes=None))
+    first, cached = first_pass_cached(clip.path, pipe, ExportOptions(), tmp_path)
+    assert not cached and seeing.calls == 4  # stride 2 over 8 frames
+    score, leaks = replay_clip(clip, pipe, ExportOptions(), first)
+    assert score.frames == 8 and score.leaked_frames == 0 and not leaks
+    assert 0 < np.median(score.outside) < 0.05  # the padding, not the frame
+    bench_pan_replay([clip], pipe, tmp_path)
+    assert seeing.calls == 4 and "cached first pass" in capsys.readouterr().out
+    blind = _CountingDetector(blind=True)
+    blind_pipe = Pipeline([blind], Policy(classes=None))
+    first, cached = first_pass_cached(clip.path, blind_pipe, ExportOptions(), tmp_path)
+    assert not cached  # another detector is another cache entry
+    score, leaks = replay_clip(clip, blind_pipe, ExportOptions(), first)
+    assert score.leaked_frames == 8 and len(leaks[0]) == 8 and max(leaks[0]) < 0.05
