@@ -17,6 +17,7 @@ from app.core.errors import VpdError
 from app.core.pipeline import Pipeline
 from app.inference.documents_text import document_candidates
 from app.inference.plates_text import plate_candidates
+from app.inference.shop_signs_text import shop_sign_candidates
 from app.inference.signs_text import sign_candidates
 from app.inference.vpd_detector import VpdDetector
 from app.text.screen import read_screen
@@ -115,10 +116,12 @@ def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
         plates = measure(lambda: plate_candidates(ocr.last_lines, shot), args.repeat)
         print(f"text plates (rules on the OCR's {len(ocr.last_lines)} lines, inside ocr) per {sw}x{sh} screenshot: {plates.text('ms')} (median of {args.repeat})")
     for flag, what, find in (("documents", "text documents (layout cues", document_candidates),
-                             ("signs", "text street signs (street-name rules", sign_candidates)):  # fmt: skip
+                             ("signs", "text street signs (street-name rules", sign_candidates),
+                             ("shop_signs", "text shop signs and house numbers (line size and layout", shop_sign_candidates)):  # fmt: skip
         for ocr in (d for d in built.detectors if getattr(getattr(d, "settings", None), flag, False)):
-            took = measure(lambda: find(ocr.last_lines, shot), args.repeat)
-            print(f"{what} on the OCR's {len(ocr.last_lines)} lines, inside ocr) per {sw}x{sh} screenshot: "
+            lines = ocr.last_lines + (ocr.last_unread if flag == "shop_signs" else [])  # it also reads the lines not read
+            took = measure(lambda: find(lines, shot), args.repeat)
+            print(f"{what} on the OCR's {len(lines)} lines, inside ocr) per {sw}x{sh} screenshot: "
                   f"{took.text('ms')} (median of {args.repeat})")  # fmt: skip
     for ocr in (d for d in built.detectors if d.name == "ocr"):
         row = text_reading_row(ocr, shot, args.repeat)

@@ -32,6 +32,8 @@ def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -
                    help="switch off whole ID-document, receipt and parcel-label boxes found from the OCR's text layout")
     g.add_argument("--no-text-signs", action="store_true",
                    help="switch off street-name sign boxes from the OCR's text lines in photos")
+    g.add_argument("--no-text-shop-signs", action="store_true",
+                   help="switch off shop-sign and house-number boxes from the size and layout of the OCR's text lines in photos")
     g.add_argument("--people", action="store_true",
                    help="also find whole people (BlazePose detector, mediapipe wheel); hide them with --classes or --preset everything")
     g.add_argument("--allow-missing-detector", action="store_true",
@@ -62,6 +64,7 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         ocr_plates=not getattr(args, "no_text_plates", False),
         ocr_documents=not getattr(args, "no_text_documents", False),
         ocr_signs=not getattr(args, "no_text_signs", False),
+        ocr_shop_signs=not getattr(args, "no_text_shop_signs", False),
     )
 
 

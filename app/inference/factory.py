@@ -34,6 +34,7 @@ class DetectorConfig:
     ocr_plates: bool = True  # licence-plate candidates from the OCR's lines (plates_text; no extra model run)
     ocr_documents: bool = True  # whole ID / receipt / parcel-label regions from the OCR's lines (documents_text)
     ocr_signs: bool = True  # street-name signs from the OCR's lines in photos (signs_text)
+    ocr_shop_signs: bool = True  # shop signs and house numbers from the OCR's lines in photos (shop_signs_text)
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,8 @@ def _load_faces(config: DetectorConfig) -> Detector:
 def _load_ocr(config: DetectorConfig) -> Detector:
     from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
 
-    settings = OcrSettings(plates=config.ocr_plates, documents=config.ocr_documents, signs=config.ocr_signs)
+    settings = OcrSettings(plates=config.ocr_plates, documents=config.ocr_documents, signs=config.ocr_signs,
+                           shop_signs=config.ocr_shop_signs)
     return OcrPiiDetector.from_package(config.providers, settings)
 
 

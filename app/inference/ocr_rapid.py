@@ -30,6 +30,7 @@ from app.text.model import TextModelError, load_model
 from app.text.screen import ScreenReading, read_screen, refine
 from app.inference.documents_text import DOCUMENT_REGION_CLASSES, attach_portraits, document_candidates
 from app.inference.plates_text import PLATE_CLASSES, confirm_plates, plate_candidates
+from app.inference.shop_signs_text import SHOP_SIGN_CLASSES, shop_sign_candidates
 from app.inference.signs_text import SIGN_CLASSES, sign_candidates
 from app.inference.session import active_provider, create_session
 
@@ -37,6 +38,9 @@ log = logging.getLogger(__name__)
 
 MODEL_FILES = {"Det": "PP-OCRv6_det_small.onnx", "Rec": "PP-OCRv6_rec_small.onnx", "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx"}
 INSTALL_HINT = "pip install rapidocr (it needs no second onnxruntime: the app's onnxruntime-gpu serves it)"
+# RapidOCR drops lines read with less confidence than this, and lines read as empty; where they
+# are is kept (``UnreadLines``) for the layout specialists.
+READ_FLOOR = 0.3
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class OcrSettings:
     plates: bool = True  # licence-plate candidates from the lines read (app.inference.plates_text)
     documents: bool = True  # whole ID / receipt / parcel-label regions from the lines' layout (documents_text)
     signs: bool = True  # street-name signs from the lines read in photos (signs_text)
+    shop_signs: bool = True  # shop signs and house numbers from the lines' layout in photos (shop_signs_text)
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,7 @@ class OcrPiiDetector:
         self.last_run = OcrRunInfo()
         self.last_reading = ScreenReading()
         self.last_lines: list[TextLine] = []  # the lines read by the last ``detect``, in reading order
+        self.last_unread: list[TextLine] = []  # lines found but not read (text ""), last ``detect``
 
     @property
     def last_notes(self) -> tuple[str, ...]:
@@ -142,7 +148,7 @@ class OcrPiiDetector:
             from rapidocr import RapidOCR
         except ImportError as exc:
             raise DetectorUnavailable(f"OCR is off: rapidocr cannot be imported ({exc}); {INSTALL_HINT}") from exc
-        params = {"Global.log_level": "error", "Global.max_side_len": settings.max_side, "Global.text_score": 0.3,
+        params = {"Global.log_level": "error", "Global.max_side_len": settings.max_side, "Global.text_score": READ_FLOOR,
                   "Global.use_cls": settings.use_angle_cls,
                   # Native scale up to max_side; RapidOCR's default upscales the short side to 736,
                   # which costs 10x on a small or very wide image and gains nothing on screen text.
@@ -158,6 +164,7 @@ class OcrPiiDetector:
                 stage = load()
                 stage.session.session = create_session(folder / MODEL_FILES[key], providers)
                 used.append(active_provider(stage.session.session))
+            engine.build_final_output = UnreadLines(engine.build_final_output)
         except ModelError:
             raise
         except Exception as exc:  # RapidOCR's own config/engine errors
@@ -171,7 +178,7 @@ class OcrPiiDetector:
         the same lines: ``license_plate`` (``plates``), document regions (``documents``) and
         ``street_sign`` (``signs``)."""
         extra = ((PLATE_CLASSES if self.settings.plates else ()) + (DOCUMENT_REGION_CLASSES if self.settings.documents else ())
-                 + (SIGN_CLASSES if self.settings.signs else ()))  # fmt: skip
+                 + (SIGN_CLASSES if self.settings.signs else ()) + (SHOP_SIGN_CLASSES if self.settings.shop_signs else ()))  # fmt: skip
         return TEXT_PII + tuple(c for c in dict.fromkeys(extra) if c not in TEXT_PII)
 
     @property
@@ -181,29 +188,40 @@ class OcrPiiDetector:
 
     def read_lines(self, frame: np.ndarray) -> list[TextLine]:
         """Recognised lines of a (H, W, 3) uint8 BGR frame, with word boxes, in frame pixels."""
+        return self.read_all_lines(frame)[0]
+
+    def read_all_lines(self, frame: np.ndarray) -> tuple[list[TextLine], list[TextLine]]:
+        """The lines read (score ≥ ``READ_FLOOR``, with word boxes) and the lines the text detector
+        found but the recogniser could not read (text "", e.g. a script it does not know; only
+        with an engine built by ``from_package``), both in frame pixels of a (H, W, 3) uint8 BGR frame."""
         if frame.shape[0] < 8 or frame.shape[1] < 8:
-            return []
+            return [], []
         result = self.engine(np.ascontiguousarray(frame), return_word_box=True)
+        recorder = getattr(self.engine, "build_final_output", None)
+        unread = [TextLine("", q, s) for q, s in recorder.last] if isinstance(recorder, UnreadLines) else []
         if result.boxes is None or result.txts is None:
-            return []
+            return [], unread
         words_per_line = result.word_results or ((),) * len(result.txts)
         lines = []
         for box, text, score, words in zip(result.boxes, result.txts, result.scores, words_per_line):
             word_boxes = tuple((w, _quad(b)) for w, _, b in (words or ()) if b is not None and w)
             lines.append(TextLine(str(text), _quad(box), float(score), word_boxes))
-        return lines
+        return lines, unread
 
     def detect(self, frame: np.ndarray) -> Detections:
         """PII boxes for a (H, W, 3) uint8 BGR frame, in frame pixels, ``Source.OCR``."""
         t0 = time.perf_counter()
-        lines = self.last_lines = _reading_order(self.read_lines(frame))
+        read, unread = self.read_all_lines(frame)
+        lines = self.last_lines = _reading_order(read)
+        self.last_unread = _reading_order(unread)
         not_read = sum(1 for l in lines if latin_share(l.text) >= 0.5 and l.score < self.settings.min_line_score)
         non_latin = sum(1 for l in lines if latin_share(l.text) < 0.5)
         self.last_reading = read_screen(lines, frame, self.classifier)
         found = self.last_reading.detections()
-        specialists = [(self.settings.plates, plate_candidates), (self.settings.documents, document_candidates),
-                       (self.settings.signs, sign_candidates)]  # fmt: skip
-        extra = [find(lines, frame) for enabled, find in specialists if enabled]
+        specialists = [(self.settings.plates, plate_candidates, lines), (self.settings.documents, document_candidates, lines),
+                       (self.settings.signs, sign_candidates, lines),
+                       (self.settings.shop_signs, shop_sign_candidates, lines + self.last_unread)]  # fmt: skip
+        extra = [find(seen, frame) for enabled, find, seen in specialists if enabled]
         if extra:
             found = concat([found, *extra], self.class_names)
         seconds = time.perf_counter() - t0
@@ -223,6 +241,31 @@ class OcrPiiDetector:
         if self.settings.documents:
             fused = attach_portraits(fused)
         return confirm_plates(fused) if self.settings.plates else fused
+
+
+class UnreadLines:
+    """RapidOCR's last step (``build_final_output``), which drops the found lines read as empty or
+    below ``READ_FLOOR``, wrapped to note first where they are: ``last`` holds (quad (4, 2)
+    float32 frame pixels, score) per dropped line of the last call. It reads RapidOCR internals, so
+    any surprise there leaves ``last`` empty and the OCR unchanged."""
+
+    def __init__(self, build_final_output) -> None:
+        self._build = build_final_output
+        self.last: list[tuple[np.ndarray, float]] = []
+
+    def __call__(self, ori_img, det_res, cls_res, rec_res, *rest):
+        self.last = []
+        try:
+            from rapidocr.utils.process_img import map_boxes_to_original
+
+            dropped = [i for i, (t, s) in enumerate(zip(rec_res.txts, rec_res.scores)) if not str(t).strip() or s < READ_FLOOR]
+            if dropped and det_res.boxes is not None:
+                boxes = np.array(det_res.boxes, np.float32)[dropped].copy()
+                boxes = map_boxes_to_original(boxes, rest[-1], *ori_img.shape[:2])
+                self.last = [(_quad(b), float(rec_res.scores[i])) for b, i in zip(boxes, dropped)]
+        except Exception:  # noqa: BLE001 - a RapidOCR version with other internals: no unread lines
+            log.debug("unread OCR lines not available", exc_info=True)
+        return self._build(ori_img, det_res, cls_res, rec_res, *rest)
 
 
 def _reading_order(lines: list[TextLine]) -> list[TextLine]:

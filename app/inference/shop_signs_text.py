@@ -1,0 +1,173 @@
+"""Shop signs and house numbers from the text lines the OCR has already read (photos only).
+
+A shop sign names a business and so places a picture on one street. What makes it a sign is not
+its words (the recogniser often cannot read them: Cyrillic, stylised or neon letters come out as
+Latin gibberish) but its layout, and the OCR's text *detector* finds the line even where reading
+fails: a short line, or a row of lines, of letters far larger than any printed or on-screen text,
+photographed on a building front. A house number is a short line of 1–4 digits (an optional
+letter or "/2" part) in large glyphs on a wall or plaque, standing alone.
+
+Like the plate and street-sign candidates (``plates_text``, ``signs_text``) this costs no model
+run, and only photographed text counts: a big headline or a clock on a rendered screen sits on
+flat colour (``looks_rendered``). A frame whose lines cover much of it is a page (a document, a
+menu, a poster held to the camera), not a street, and gives no shop sign. Boxes are
+``shop_sign`` / ``house_number``, ``Source.OCR``; the policy decides whether they are hidden.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.core.geometry import box_area, clip_xyxy, connected_groups
+from app.inference.plates_text import _edges, looks_rendered, plate_text
+from app.text.lines import TextLine, quad_to_xyxy
+
+SHOP_SIGN_CLASSES = ("shop_sign", "house_number")
+# 1–4 digits, optionally a letter ("221B", "12а") or a second number ("12/3", "7-2"), optionally "No." / "№".
+HOUSE_NUMBER = re.compile(r"^(?:no\.?\s?|№\s?|nr\.?\s?)?\d{1,4}(?:\s?[^\W\d_])?(?:\s?[/-]\s?\d{1,3})?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class FacadeRules:
+    """Size, shape and layout rules for sign lines and house numbers.
+
+    ``min_glyph_share``: a sign line is at least this share of the frame's shorter side tall
+    (and ``min_height_px``); printed and on-screen text in a street photo is smaller.
+    ``row_gap`` / ``stack_gap``: lines of similar height (within ``height_ratio``) on one row
+    closer than this many line heights, or stacked with a gap under ``stack_gap`` heights, are one
+    sign. ``grow_x`` / ``grow_y``: the sign box is the lines' span grown by these multiples of
+    the line height (the board around the letters). ``max_text_cover``: a frame with at least
+    ``page_lines`` lines covering more than this share of it is a page, not a street. ``flat_share``: the rendered-screen test.
+    """
+
+    min_glyph_share: float = 0.03
+    min_height_px: float = 12.0
+    max_height_share: float = 0.3
+    max_width_share: float = 0.9
+    max_skew_deg: float = 30.0
+    min_sign_letters: int = 2
+    min_letter_share: float = 0.5
+    min_line_score: float = 0.3
+    row_gap: float = 1.0
+    stack_gap: float = 0.8
+    height_ratio: float = 1.7
+    grow_x: float = 0.3
+    grow_y: float = 0.25
+    max_text_cover: float = 0.15
+    page_lines: int = 8
+    flat_share: float = 0.6
+    sign_score: float = 0.3
+    number_min_score: float = 0.7  # a digit line read with less confidence is often texture (bricks, railings)
+    number_glyph_share: float = 0.025  # a number's text rule is strict, so its glyphs may be smaller
+    number_height_share: float = 0.6  # a plaque photographed up close
+    number_alone_gap: float = 1.0  # no other line on its row within this many heights (else a phone, a plate, a price)
+    number_grow: float = -0.1  # the OCR's line box has a margin of ~1/4 of the glyph height round the digits
+    number_score: float = 0.3
+
+
+def house_number_text(text: str) -> bool:
+    """True when ``text`` reads as a house number: 1–4 digits, optionally a letter or a second
+    number after "/" or "-", optionally after "No." / "№"; no clock, price or date separators."""
+    text = unicodedata.normalize("NFKC", " ".join(text.split()))
+    return bool(HOUSE_NUMBER.match(text))
+
+
+def sign_text(text: str, rules: FacadeRules = FacadeRules()) -> bool:
+    """True when ``text`` can be (a misreading of) a sign's words: mostly letters, at least
+    ``min_sign_letters`` of them. Its words are not checked: a misread sign reads as gibberish."""
+    chars = [ch for ch in text if not ch.isspace()]
+    letters = sum(ch.isalpha() for ch in chars)
+    return letters >= rules.min_sign_letters and letters >= rules.min_letter_share * len(chars)
+
+
+def _sign_line(text: str, rules: FacadeRules) -> bool:
+    """A found line that was not read (empty text), or one whose text can be a sign's and is no
+    licence plate's (those are ``plates_text``'s)."""
+    return not text.strip() or (sign_text(text, rules) and plate_text(text) is None)
+
+
+def _big_line(xyxy: np.ndarray, quad: np.ndarray, hw: tuple[int, int], rules: FacadeRules) -> bool:
+    """True when a line (quad (4, 2), bounds ``xyxy``) has large glyphs for an ``hw`` frame."""
+    width, height, skew = _edges(quad)
+    if skew > rules.max_skew_deg or height < max(rules.min_height_px, rules.min_glyph_share * min(hw)):
+        return False
+    return (xyxy[3] - xyxy[1]) <= rules.max_height_share * hw[0] and (xyxy[2] - xyxy[0]) <= rules.max_width_share * hw[1]
+
+
+def _linked(boxes: np.ndarray, rules: FacadeRules) -> np.ndarray:
+    """(N, N) bool: line boxes (N, 4) xyxy that belong to one sign — same row and close, or
+    stacked with overlapping columns — and have similar heights."""
+    h = boxes[:, 3] - boxes[:, 1]
+    ratio = np.maximum(h[:, None], h[None]) / np.maximum(np.minimum(h[:, None], h[None]), 1e-6)
+    hmax = np.maximum(h[:, None], h[None])
+    v_overlap = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    h_gap = np.maximum(boxes[:, None, 0], boxes[None, :, 0]) - np.minimum(boxes[:, None, 2], boxes[None, :, 2])
+    same_row = (v_overlap >= 0.5 * np.minimum(h[:, None], h[None])) & (h_gap <= rules.row_gap * hmax)
+    stacked = (h_gap < 0) & (-v_overlap <= rules.stack_gap * hmax)
+    return (ratio <= rules.height_ratio) & (same_row | stacked)
+
+
+def _detections(found: list[tuple[np.ndarray, float, int]], hw: tuple[int, int]) -> Detections:
+    if not found:
+        return Detections.empty(SHOP_SIGN_CLASSES)
+    n = len(found)
+    return Detections(clip_xyxy(np.stack([f[0] for f in found]), hw), np.array([f[1] for f in found], np.float32),
+                      np.array([f[2] for f in found], np.int32), SHOP_SIGN_CLASSES,
+                      sources=np.full(n, int(Source.OCR), np.int8))  # fmt: skip
+
+
+def shop_sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: FacadeRules = FacadeRules()) -> Detections:
+    """``shop_sign`` and ``house_number`` boxes (xyxy frame pixels, ``Source.OCR``) for the OCR
+    ``lines`` of ``frame`` (H, W, 3) uint8 BGR, a photograph: rows and stacks of large-glyph
+    letter lines grown to their board, and lone large-glyph house numbers grown to their plaque.
+    A line with empty text is one the OCR found but could not read (an unknown script, a stylised
+    font): it can be a sign's line, never a number.
+    Scores are ``rules.sign_score`` / ``rules.number_score``; none on a rendered screen or a page."""
+    hw = frame.shape[:2]
+    lines = [l for l in lines if l.score >= rules.min_line_score or not l.text.strip()]
+    if not lines:
+        return Detections.empty(SHOP_SIGN_CLASSES)
+    boxes = np.array([quad_to_xyxy(l.quad) for l in lines], np.float32).reshape(-1, 4)
+    if len(lines) >= rules.page_lines and float(box_area(boxes).sum()) > rules.max_text_cover * hw[0] * hw[1]:
+        return Detections.empty(SHOP_SIGN_CLASSES)  # a page of text, not a street
+    big = np.array([_big_line(boxes[i], l.quad, hw, rules) for i, l in enumerate(lines)], bool)
+    number_rules = replace(rules, min_glyph_share=rules.number_glyph_share, max_height_share=rules.number_height_share)
+    big_number = np.array([_big_line(boxes[i], l.quad, hw, number_rules) for i, l in enumerate(lines)], bool)
+    found = _house_numbers(lines, boxes, big_number, frame, rules)
+    signs = np.flatnonzero(big & np.array([_sign_line(l.text, rules) for l in lines], bool))
+    for group in connected_groups(_linked(boxes[signs], rules)) if len(signs) else []:
+        b = boxes[signs[group]]
+        span = np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()], np.float32)
+        if looks_rendered(frame, span, rules.flat_share):
+            continue
+        h = float(np.median(b[:, 3] - b[:, 1]))
+        grow = np.array([-rules.grow_x, -rules.grow_y, rules.grow_x, rules.grow_y], np.float32) * h
+        found.append((span + grow, rules.sign_score, 0))
+    return _detections(found, hw)
+
+
+def _house_numbers(lines: Sequence[TextLine], boxes: np.ndarray, big: np.ndarray, frame: np.ndarray,
+                   rules: FacadeRules) -> list[tuple[np.ndarray, float, int]]:  # fmt: skip
+    """Large, confidently read, lone house-number lines grown to their plaque."""
+    found = []
+    for i in np.flatnonzero(big):
+        line = lines[i]
+        if line.score < rules.number_min_score or not house_number_text(line.text):
+            continue
+        b = boxes[i]
+        h = b[3] - b[1]
+        centre_dy = np.abs((boxes[:, 1] + boxes[:, 3]) - (b[1] + b[3])) / 2
+        h_gap = np.maximum(boxes[:, 0], b[0]) - np.minimum(boxes[:, 2], b[2])
+        neighbours = (centre_dy < 0.35 * h) & (h_gap <= rules.number_alone_gap * h)
+        neighbours[i] = False
+        if neighbours.any() or looks_rendered(frame, b, rules.flat_share):
+            continue
+        g = rules.number_grow * h
+        found.append((b + np.array([-g, -g, g, g], np.float32), rules.number_score, 1))
+    return found
