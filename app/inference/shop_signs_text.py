@@ -52,12 +52,16 @@ class FacadeRules:
     max_width_share: float = 0.9
     max_skew_deg: float = 30.0
     min_sign_letters: int = 2
+    max_sign_words: int = 3  # a sign names a business in a word or three; longer lines are prose
+    min_read_share: float = 0.4  # characters read per line height of box width, below which the reading failed
+    min_unread_aspect: float = 2.0  # a found line not read must be long like a word (QR codes and textures are found too)
+    max_group_lines: int = 4  # more stacked lines are a poster or a page
     min_letter_share: float = 0.5
     min_line_score: float = 0.3
     row_gap: float = 1.0
     stack_gap: float = 0.8
     height_ratio: float = 1.7
-    grow_x: float = 0.3
+    grow_x: float = 0.5
     grow_y: float = 0.25
     max_text_cover: float = 0.15
     page_lines: int = 8
@@ -79,23 +83,29 @@ def house_number_text(text: str) -> bool:
 
 
 def sign_text(text: str, rules: FacadeRules = FacadeRules()) -> bool:
-    """True when ``text`` can be (a misreading of) a sign's words: mostly letters, at least
-    ``min_sign_letters`` of them. Its words are not checked: a misread sign reads as gibberish."""
+    """True when ``text`` can be (a misreading of) a sign's words: at most ``max_sign_words``
+    words, mostly letters, at least ``min_sign_letters`` of them. The words themselves are not
+    checked: a misread sign reads as gibberish."""
     chars = [ch for ch in text if not ch.isspace()]
     letters = sum(ch.isalpha() for ch in chars)
-    return letters >= rules.min_sign_letters and letters >= rules.min_letter_share * len(chars)
+    return (len(text.split()) <= rules.max_sign_words and letters >= rules.min_sign_letters
+            and letters >= rules.min_letter_share * len(chars))  # fmt: skip
 
 
-def _sign_line(text: str, rules: FacadeRules) -> bool:
-    """A found line that was not read (empty text), or one whose text can be a sign's and is no
-    licence plate's (those are ``plates_text``'s)."""
-    return not text.strip() or (sign_text(text, rules) and plate_text(text) is None)
+def _sign_line(line: TextLine, rules: FacadeRules) -> bool:
+    """A found line that was not read and is long like a word, or one whose text can be a sign's
+    and is no licence plate's (those are ``plates_text``'s). A line read as far fewer characters
+    than its box holds ("A" over a whole word) was not read either: its text says nothing."""
+    width, height, _ = _edges(line.quad)
+    if len(line.text.strip()) < rules.min_read_share * width / max(height, 1e-6):
+        return width >= rules.min_unread_aspect * height
+    return sign_text(line.text, rules) and plate_text(line.text) is None
 
 
 def _big_line(xyxy: np.ndarray, quad: np.ndarray, hw: tuple[int, int], rules: FacadeRules) -> bool:
     """True when a line (quad (4, 2), bounds ``xyxy``) has large glyphs for an ``hw`` frame."""
     width, height, skew = _edges(quad)
-    if skew > rules.max_skew_deg or height < max(rules.min_height_px, rules.min_glyph_share * min(hw)):
+    if rules.max_skew_deg < skew < 90 - rules.max_skew_deg or height < max(rules.min_height_px, rules.min_glyph_share * min(hw)):
         return False
     return (xyxy[3] - xyxy[1]) <= rules.max_height_share * hw[0] and (xyxy[2] - xyxy[0]) <= rules.max_width_share * hw[1]
 
@@ -140,8 +150,10 @@ def shop_sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: Fa
     number_rules = replace(rules, min_glyph_share=rules.number_glyph_share, max_height_share=rules.number_height_share)
     big_number = np.array([_big_line(boxes[i], l.quad, hw, number_rules) for i, l in enumerate(lines)], bool)
     found = _house_numbers(lines, boxes, big_number, frame, rules)
-    signs = np.flatnonzero(big & np.array([_sign_line(l.text, rules) for l in lines], bool))
+    signs = np.flatnonzero(big & np.array([_sign_line(l, rules) for l in lines], bool))
     for group in connected_groups(_linked(boxes[signs], rules)) if len(signs) else []:
+        if len(group) > rules.max_group_lines:
+            continue
         b = boxes[signs[group]]
         span = np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()], np.float32)
         if looks_rendered(frame, span, rules.flat_share):

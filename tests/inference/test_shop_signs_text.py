@@ -29,7 +29,8 @@ def test_house_number_text(text, ok):
 
 
 @pytest.mark.parametrize("text, ok", [("PECTOPAH", True), ("Bar ber", True), ("24 CAFE", True),
-                                      ("4934433", False), ("1-800", False), ("A", False)])  # fmt: skip
+                                      ("4934433", False), ("1-800", False), ("A", False),
+                                      ("Scan this code with", False)])  # fmt: skip
 def test_sign_text_is_mostly_letters(text, ok):
     assert sign_text(text) is ok
 
@@ -68,13 +69,22 @@ def test_a_row_of_large_lines_is_one_board_on_a_wall_and_nothing_on_a_screen():
     assert len(shop_sign_candidates(lines, screen())) == 0  # a big headline on a rendered screen
 
 
+@pytest.mark.parametrize("lines, n", [
+    ([line("A", 200, 100, 420, 140, score=0.6)], 1),  # one letter read over a whole word: not read, still a sign
+    ([line("", 200, 100, 250, 150, score=0.0)], 0),  # a square found but not read: a QR code or texture
+    ([line("KX 482 TB", 200, 100, 420, 140)], 0),  # a licence plate is the plate reader's
+])  # fmt: skip
+def test_unread_lines_count_when_word_shaped(lines, n):
+    assert len(shop_sign_candidates(lines, wall())) == n
+
+
 def test_far_apart_lines_are_separate_boards():
     found = shop_sign_candidates([line("BAKERY", 40, 100, 200, 140), line("PHARMACY", 480, 100, 680, 140)], wall())
     assert len(found) == 2
 
 
 def test_a_page_of_text_gives_no_sign():
-    page = [line(f"Paragraph line {i} of a printed menu", 40, 40 + 40 * i, 680, 40 + 40 * i + 22) for i in range(10)]
+    page = [line(f"Soup {i} Salad", 40, 40 + 40 * i, 680, 40 + 40 * i + 22) for i in range(10)]
     assert len(shop_sign_candidates(page, wall())) == 0
     assert len(shop_sign_candidates(page[:1], wall())) == 1  # one such line alone is a sign
 
