@@ -183,3 +183,22 @@ def _house_numbers(lines: Sequence[TextLine], boxes: np.ndarray, big: np.ndarray
         g = rules.number_grow * h
         found.append((b + np.array([-g, -g, g, g], np.float32), rules.number_score, 1))
     return found
+
+
+def drop_numbers_on_plates(fused: Detections) -> Detections:
+    """``fused`` (every detector's raw boxes for one frame) without the text ``house_number``
+    candidates (``Source.OCR``) whose centre lies in a ``license_plate`` box of any source: the
+    digits of a plate are no house number."""
+    names = fused.class_names
+    if not len(fused) or "house_number" not in names or "license_plate" not in names:
+        return fused
+    numbers = np.flatnonzero((fused.class_ids == names.index("house_number")) & (fused.sources == Source.OCR))
+    plates = fused.xyxy[fused.class_ids == names.index("license_plate")]
+    if not len(numbers) or not len(plates):
+        return fused
+    c = (fused.xyxy[numbers, :2] + fused.xyxy[numbers, 2:]) / 2
+    on_plate = ((c[:, None, 0] >= plates[None, :, 0]) & (c[:, None, 0] <= plates[None, :, 2])
+                & (c[:, None, 1] >= plates[None, :, 1]) & (c[:, None, 1] <= plates[None, :, 3])).any(1)  # fmt: skip
+    keep = np.ones(len(fused), bool)
+    keep[numbers[on_plate]] = False
+    return fused if keep.all() else fused.take(keep)

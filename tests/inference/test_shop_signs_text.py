@@ -9,9 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from app.core.detections import Source
 from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings, UnreadLines
-from app.inference.shop_signs_text import FacadeRules, house_number_text, shop_sign_candidates, sign_text
+from app.core.detections import Detections, Source
+from app.inference.shop_signs_text import (FacadeRules, drop_numbers_on_plates, house_number_text, shop_sign_candidates,
+                                           sign_text)
 from app.text.lines import TextLine
 from vpd_testkit import FakeOcrEngine, hidden_share_after_padding, photographed, quad
 
@@ -105,6 +106,15 @@ def test_a_lone_number_plaque_is_a_house_number():
 ])  # fmt: skip
 def test_no_house_number_for_prices_clocks_plates_or_small_print(lines):
     assert "house_number" not in shop_sign_candidates(lines, wall()).labels
+
+
+def test_a_number_on_a_plate_box_is_dropped():
+    names = ("license_plate", "house_number")
+    fused = Detections(np.array([[100, 100, 300, 150], [150, 110, 200, 140], [400, 100, 450, 140]], np.float32),
+                       np.array([0.2, 0.3, 0.3], np.float32), np.array([0, 1, 1], np.int32), names,
+                       sources=np.array([Source.DETECTOR, Source.OCR, Source.OCR], np.int8))  # fmt: skip
+    kept = drop_numbers_on_plates(fused)
+    assert kept.labels == ["license_plate", "house_number"] and kept.xyxy[1, 0] == 400
 
 
 def test_no_house_number_on_a_screen():
