@@ -62,7 +62,7 @@ class FacadeRules:
     stack_gap: float = 0.8
     height_ratio: float = 1.7
     grow_x: float = 0.5
-    grow_y: float = 0.25
+    grow_y: float = 0.0  # the OCR's line box already holds a margin of about a quarter of the letter height
     max_text_cover: float = 0.15
     page_lines: int = 8
     flat_share: float = 0.6
