@@ -185,15 +185,16 @@ def _house_numbers(lines: Sequence[TextLine], boxes: np.ndarray, big: np.ndarray
     return found
 
 
-def drop_numbers_on_plates(fused: Detections) -> Detections:
+def drop_numbers_on_plates(fused: Detections, min_plate_score: float = 0.5) -> Detections:
     """``fused`` (every detector's raw boxes for one frame) without the text ``house_number``
-    candidates (``Source.OCR``) whose centre lies in a ``license_plate`` box of any source: the
-    digits of a plate are no house number."""
+    candidates (``Source.OCR``) whose centre lies in a ``license_plate`` box of any source scored
+    at least ``min_plate_score``: the digits of a plate are no house number. Weak plate boxes do
+    not count: the detector also gives number plaques a low plate score."""
     names = fused.class_names
     if not len(fused) or "house_number" not in names or "license_plate" not in names:
         return fused
     numbers = np.flatnonzero((fused.class_ids == names.index("house_number")) & (fused.sources == Source.OCR))
-    plates = fused.xyxy[fused.class_ids == names.index("license_plate")]
+    plates = fused.xyxy[(fused.class_ids == names.index("license_plate")) & (fused.scores >= min_plate_score)]
     if not len(numbers) or not len(plates):
         return fused
     c = (fused.xyxy[numbers, :2] + fused.xyxy[numbers, 2:]) / 2

@@ -110,11 +110,13 @@ def test_no_house_number_for_prices_clocks_plates_or_small_print(lines):
 
 def test_a_number_on_a_plate_box_is_dropped():
     names = ("license_plate", "house_number")
-    fused = Detections(np.array([[100, 100, 300, 150], [150, 110, 200, 140], [400, 100, 450, 140]], np.float32),
-                       np.array([0.2, 0.3, 0.3], np.float32), np.array([0, 1, 1], np.int32), names,
-                       sources=np.array([Source.DETECTOR, Source.OCR, Source.OCR], np.int8))  # fmt: skip
-    kept = drop_numbers_on_plates(fused)
-    assert kept.labels == ["license_plate", "house_number"] and kept.xyxy[1, 0] == 400
+    fused = Detections(np.array([[100, 100, 300, 150], [150, 110, 200, 140], [400, 100, 450, 140],
+                                 [500, 100, 600, 150], [520, 110, 560, 140]], np.float32),
+                       np.array([0.6, 0.3, 0.3, 0.2, 0.3], np.float32), np.array([0, 1, 1, 0, 1], np.int32), names,
+                       sources=np.array([Source.DETECTOR, Source.OCR, Source.OCR, Source.DETECTOR, Source.OCR], np.int8))  # fmt: skip
+    kept = drop_numbers_on_plates(fused)  # the one on the weak plate box (a plaque the detector half-mistook) stays
+    assert kept.labels == ["license_plate", "house_number", "license_plate", "house_number"]
+    assert kept.xyxy[1, 0] == 400 and kept.xyxy[3, 0] == 520
 
 
 def test_no_house_number_on_a_screen():
