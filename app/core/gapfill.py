@@ -7,7 +7,9 @@ and the speed corridor all work in scene coordinates, where a pan is no motion a
 box grows only by the measured motion error accumulated since the nearer hit (``error_sigmas``
 × root of summed squared per-frame errors) plus the object's own measured speed where it is
 extrapolated, capped at ``max_dilate_px``; never by a fixed amount per frame. Tracks are linked
-with the same ``PrivacyTracker`` as live mode (motion model only, no pixels needed).
+with the same ``PrivacyTracker`` as live mode (motion model only, no pixels needed). With a hold
+earned per hit, a track is bridged only across gaps its hold from both sides would cover
+(``bridged_segments``): a weak box seen now and then does not hold the frame for seconds.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ class GapFillSettings:
     ``min_speed`` bound the object's speed between hits for the corridor. ``hold_per_hit`` (0 =
     off): a track's hold is at most this many frames per hit it has, so one stray detection is
     held briefly while an object the detector kept seeing is held the full ``hold_frames``: the
-    hold protects what the detector loses, and it had never been seeing a one-off box.
+    hold protects what the detector loses, and it had never been seeing a one-off box. With it,
+    a gap is bridged only where the track's hold from both of its sides would reach across it
+    (``bridged_segments``).
     ``link_growth``: how far (in box short sides per frame unseen) a hit may lie from a track's
     predicted scene position and still join it (0: only overlapping or within one short side).
     ``speed_baseline``: velocities and speed bounds are measured between hits at least this many
@@ -184,6 +188,33 @@ def _corridor(ba: np.ndarray, bb: np.ndarray, fa: int, fb: int, vmax: np.ndarray
             out.setdefault(g, []).append(np.concatenate([lo - e, hi + e]).astype(np.float32))
 
 
+def bridged_segments(track: TrackHits, s: GapFillSettings) -> list[TrackHits]:
+    """``track`` cut at the gaps its hold does not bridge (with ``hold_per_hit`` set; else
+    ``[track]``): the track's hold (``track_hold``, what ``fill_track`` extrapolates before its
+    first and after its last hit) from both sides of a gap must reach across it. So bridging never
+    masks a track across more time than its holds would; it masks that time better (interpolated,
+    not extrapolated). The parts are filled like tracks of their own, each held by its own hits:
+    a weak box seen on a few scattered frames is masked around those frames, not for the seconds
+    between them; an object the detector keeps seeing is bridged across the looks it misses.
+
+    (Counting only the hits on each side of a gap cut more, but a track that had just begun then
+    lost an object the old bridge held: ``bench-video --parts leak`` leaked 9 frames at stride 4.)"""
+    f = track.frames
+    if not s.hold_per_hit or len(f) < 2:
+        return [track]
+    hold = track_hold(track, s)
+    cuts = [k + 1 for k in range(len(f) - 1) if int(f[k + 1]) - int(f[k]) - 1 > 2 * hold]
+    bounds = [0, *cuts, len(f)]
+    return [TrackHits(track.track_id, track.class_id, track.score, f[a:b], track.xyxy[a:b])
+            for a, b in zip(bounds[:-1], bounds[1:])]  # fmt: skip
+
+
+def track_hold(track: TrackHits, s: GapFillSettings) -> int:
+    """Frames ``track`` is held before its first and after its last hit: ``hold_frames``, at most
+    ``hold_per_hit`` per hit when that is set."""
+    return min(s.hold_frames, s.hold_per_hit * len(track.frames)) if s.hold_per_hit else s.hold_frames
+
+
 def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
                motion: ClipMotion | None = None) -> dict[int, list[np.ndarray]]:  # fmt: skip
     """Boxes this track adds on frames without a hit: frame → list of (4,) xyxy (unclipped), in
@@ -194,7 +225,7 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
     its path (a turn, a stop) while its speed stays within what the track showed; no holds are
     extrapolated into a gap on top of them (links are gated tightly in scene coordinates, and the
     extra holds only widened the mask). Before the first and after the last hit: the hold,
-    extrapolated with the track's velocity there.
+    extrapolated with the track's velocity there, for ``track_hold`` frames.
     """
     motion = motion or ClipMotion.still(n_frames)
     out: dict[int, list[np.ndarray]] = {}
@@ -216,7 +247,7 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
             )
         if fb - fa > 2:
             _corridor(b[k], b[k + 1], fa, fb, vmax, out, errors.get)
-    hold = min(s.hold_frames, s.hold_per_hit * len(f)) if s.hold_per_hit else s.hold_frames
+    hold = track_hold(track, s)
     _extrapolate(track, 0, False, -1, s, motion, out, hold)
     _extrapolate(track, len(f) - 1, True, n_frames, s, motion, out, hold)
     return out
@@ -238,8 +269,9 @@ def fill_gaps(
     tracks = link_tracks(scene, settings.max_gap_frames, settings.link_growth)
     added: dict[int, list[tuple[np.ndarray, TrackHits]]] = {}
     for tr in tracks:
-        for g, boxes in fill_track(tr, n_frames, settings, motion).items():
-            added.setdefault(g, []).extend((box + motion.shift4(g), tr) for box in boxes)
+        for part in bridged_segments(tr, settings):  # each part is held by its own hits
+            for g, boxes in fill_track(part, n_frames, settings, motion).items():
+                added.setdefault(g, []).extend((box + motion.shift4(g), tr) for box in boxes)
     ids: dict[tuple[int, int], int] = {}
     for tr in tracks:
         for f, box in zip(tr.frames, tr.xyxy):

@@ -241,3 +241,32 @@ def test_a_gap_gets_the_interpolation_and_the_corridor_but_no_extrapolated_holds
         truth = np.array([100 + 3 * g, 20, 130 + 3 * g, 40], np.float32)
         assert contains(np.stack(added[g]), truth)
     assert all(len(added[g]) == 1 for g in (17, 18, 19, 20)) and 21 not in added
+
+
+@pytest.mark.parametrize("hit_frames, probe, masked", [
+    # A box seen on three scattered frames is masked around each hit (4 frames), not for the
+    # seconds between them.
+    ((0, 40, 80), 20, False),
+    ((0, 40, 80), 44, True),
+    ((0, 40, 80), 45, False),
+    # An object seen every 2nd frame, lost for 14 frames (a burst of missed looks): bridged.
+    ((0, 2, 4, 6, 8, 10, 24, 26, 28, 30, 32, 34), 17, True),
+    # Four hits earn a hold of 16 frames: 32 frames between two hits are bridged, 33 are not
+    # (frame 19 lies beyond both holds).
+    ((0, 2, 35, 37), 19, True),
+    ((0, 2, 36, 38), 19, False),
+])  # fmt: skip
+def test_a_gap_is_bridged_where_the_track_hold_from_both_sides_covers_it(hit_frames, probe, masked):
+    from app.core.gapfill import TrackHits, bridged_segments
+
+    hits = {f: Detections.empty(NAMES) for f in range(100)}
+    for f in hit_frames:
+        hits[f] = dets([100, 100, 140, 130])
+    s = GapFillSettings(hold_frames=30, hold_per_hit=4)
+    plan = fill_gaps(hits, 100, (400, 400), NAMES, s)
+    assert contains(plan[probe].xyxy, np.array([100, 100, 140, 130])) if masked else not len(plan[probe])
+    frames = np.array(hit_frames)
+    parts = bridged_segments(TrackHits(0, 0, 0.9, frames, np.zeros((len(frames), 4), np.float32)), s)
+    assert np.array_equal(np.concatenate([p.frames for p in parts]), frames)  # cut, nothing lost
+    off = bridged_segments(TrackHits(0, 0, 0.9, frames, np.zeros((len(frames), 4), np.float32)), GapFillSettings())
+    assert len(off) == 1  # without hold_per_hit every gap up to max_gap is bridged
