@@ -29,8 +29,12 @@ from app.inference.plates_text import _edges, looks_rendered, plate_text
 from app.text.lines import TextLine, quad_to_xyxy
 
 SHOP_SIGN_CLASSES = ("shop_sign", "house_number")
-# 1–4 digits, optionally a letter ("221B", "12а") or a second number ("12/3", "7-2"), optionally "No." / "№".
-HOUSE_NUMBER = re.compile(r"^(?:no\.?\s?|№\s?|nr\.?\s?)?\d{1,4}(?:\s?[^\W\d_])?(?:\s?[/-]\s?\d{1,3})?$", re.IGNORECASE)
+# 1–4 digits, optionally a letter ("221B", "12а") or a building after a slash ("12/3"), optionally
+# "No." / "№". Not "9-21" (opening hours) and not a unit letter: prices ("300р", "199p"), metres,
+# kilo-, grams, hours ("100m", "5k", "24h").
+HOUSE_NUMBER = re.compile(r"^(?:no\.?\s?|№\s?|nr\.?\s?)?\d{1,4}(?:\s?[^\W\d_])?(?:\s?/\s?\d{1,3})?$", re.IGNORECASE)
+UNIT_LETTERS = frozenset("pрmмkкgгhч")
+NOT_HOUSE_NUMBERS = frozenset({"24/7"})
 
 
 @dataclass(frozen=True)
@@ -76,10 +80,14 @@ class FacadeRules:
 
 
 def house_number_text(text: str) -> bool:
-    """True when ``text`` reads as a house number: 1–4 digits, optionally a letter or a second
-    number after "/" or "-", optionally after "No." / "№"; no clock, price or date separators."""
+    """True when ``text`` reads as a house number: 1–4 digits, optionally a letter that is no unit
+    or a building number after "/", optionally after "No." / "№"; no clock, price, date or
+    opening-hours separators."""
     text = unicodedata.normalize("NFKC", " ".join(text.split()))
-    return bool(HOUSE_NUMBER.match(text))
+    if not HOUSE_NUMBER.match(text) or text in NOT_HOUSE_NUMBERS:
+        return False
+    letters = [ch for ch in text.split("/")[0] if ch.isalpha()]
+    return not (letters and letters[-1].lower() in UNIT_LETTERS and text.split("/")[0][-1:].isalpha())
 
 
 def sign_text(text: str, rules: FacadeRules = FacadeRules()) -> bool:

@@ -20,10 +20,12 @@ needs_ocr = pytest.mark.skipif(importlib.util.find_spec("rapidocr") is None, rea
 
 
 @pytest.mark.parametrize("text, ok", [
-    ("12", True), ("7", True), ("221B", True), ("12а", True), ("12/3", True), ("7-2", True), ("No. 15", True),
-    ("№ 7", True), ("1024", True),
+    ("12", True), ("7", True), ("221B", True), ("12а", True), ("12/3", True), ("46/1", True), ("No. 15", True),
+    ("№ 7", True), ("1024", True), ("8A", True),
     ("12:30", False), ("$12", False), ("12.99", False), ("2024-11-30", False), ("12345", False),
     ("555 0199", False), ("AB 123", False), ("EXIT", False), ("", False),
+    ("9-21", False), ("10-20", False),  # opening hours
+    ("300p", False), ("199р", False), ("100M", False), ("5k", False), ("24h", False), ("24/7", False),  # units
 ])  # fmt: skip
 def test_house_number_text(text, ok):
     assert house_number_text(text) is ok
