@@ -22,6 +22,7 @@ from app.text.lines import TextLine
 from app.text.model import NONE, TextPiiModel
 from app.text.parsers import address_tags
 from app.text.recognisers import PiiSpan, find_pii
+from app.text.words import WordTable, word_table
 
 OVERRIDE_SCORE = 0.9
 
@@ -46,10 +47,12 @@ class LineReading:
 
 @dataclass
 class TextPiiClassifier:
-    """Reads lines with ``model`` and the name gazetteer; ``threshold`` on 1 − p(none)."""
+    """Reads lines with ``model``, the name gazetteer and the word-frequency table; ``threshold``
+    on 1 − p(none)."""
 
     model: TextPiiModel
     names: NameTable = field(default_factory=name_table)
+    words: WordTable | None = None  # None: the shipped word table, read when the model uses it (v5)
     threshold: float = 0.5
     seconds: float = 0.0  # time spent in the last ``read`` call
     _private: np.ndarray = field(init=False, repr=False)
@@ -66,7 +69,7 @@ class TextPiiClassifier:
         """``LineReading`` of each line (same order)."""
         t0 = time.perf_counter()
         contexts = line_contexts(lines)
-        prepared = featurise(lines, self.names, self.model.dim, contexts, self.model.feature_version)
+        prepared = featurise(lines, self.names, self.model.dim, contexts, self.model.feature_version, self.words)
         flat = [f for _, feats, _ in prepared for f in feats]
         probs = self.model.probabilities(flat)
         readings, pos = [], 0
@@ -93,9 +96,9 @@ class TextPiiClassifier:
                 spans[-1] = PiiSpan(last.start, tok.end, last.class_name, merged_score, "classifier")
             else:
                 spans.append(PiiSpan(tok.start, tok.end, private[k], score, "classifier"))
-        # A lone short number ("5", "856 commits") is a count, not personal data on its own.
-        spans = [s for s in _bridge(spans, toks, p) if _alnum(line.text[s.start : s.end]) >= 4
-                 or any(ch.isalpha() for ch in line.text[s.start : s.end])]  # fmt: skip
+        # A lone short number ("5", "856 commits") is a count, and a single character ("t", a
+        # stray glyph read off a photo) is no personal data on its own.
+        spans = [s for s in _bridge(spans, toks, p) if _informative(line.text[s.start : s.end])]
         strong = [r for r in rules if r.score >= OVERRIDE_SCORE]
         spans = [s for s in spans if not any(r.start <= s.start and s.end <= r.end for r in strong)] + strong
         spans.sort(key=lambda s: s.start)
@@ -104,16 +107,19 @@ class TextPiiClassifier:
 
 
 def featurise(lines: list[TextLine], names: NameTable, dim: int, contexts: list[LineContext] | None = None,
-              version: int = FEATURE_VERSION) -> list[tuple[list, list[list[int]], list[PiiSpan]]]:  # fmt: skip
+              version: int = FEATURE_VERSION, words: WordTable | None = None) -> list[tuple[list, list[list[int]], list[PiiSpan]]]:  # fmt: skip
     """Per line: (tokens, hashed feature indices of each token in ``[0, dim)``, rule spans), with
-    the features of ``version`` (``app.text.features.READABLE_VERSIONS``)."""
+    the features of ``version`` (``app.text.features.READABLE_VERSIONS``; version 5 reads
+    ``words``, by default the shipped word table)."""
+    if version >= 5 and words is None:
+        words = word_table()
     contexts = contexts if contexts is not None else line_contexts(lines)
     out = []
     for line, ctx in zip(lines, contexts):
         rules = find_pii(line.text, ctx.label_text)
         toks = tokens(line.text)
         address = address_tags(line.text, [t.start for t in toks]) if version >= 3 else None
-        feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules, address, version), dim)
+        feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules, address, version, words), dim)
                  for k, t in enumerate(toks)]
         out.append((toks, feats, rules))
     return out
@@ -155,6 +161,13 @@ def _bridge(spans: list[PiiSpan], toks, p: np.ndarray, min_gap_p: float = 0.2) -
 
 def _alnum(text: str) -> int:
     return sum(ch.isalnum() for ch in text)
+
+
+def _informative(text: str) -> bool:
+    """A span worth hiding as classified: two or more letters or digits, and four or more when
+    it has no letter (a lone count)."""
+    n = _alnum(text)
+    return n >= 4 or (n >= 2 and any(ch.isalpha() for ch in text))
 
 
 def spans_end_token(span: PiiSpan, tok) -> bool:

@@ -4,7 +4,9 @@ A token is described by its string (character 2–4-grams, shape, length, word),
 its neighbours and sentence cues in the line ("my name is …"), the screen context (label beside or
 above, list-row role, size against the body text) and what the rule-based validators/recognisers
 found on it (Luhn, IBAN, MRZ, phone metadata, …) — the validators are strong features here and hard
-overrides in ``classifier``. Hashing uses CRC-32 (stable across runs, unlike ``hash``).
+overrides in ``classifier``. Since feature version 5 each word also carries how common it is in
+ordinary language (``app.text.words``): a dictionary word that a name list also holds ("Cafeteria",
+"Donut") reads differently from a surname. Hashing uses CRC-32 (stable across runs, unlike ``hash``).
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from dataclasses import dataclass
 from app.text.gazetteer import NameTable
 from app.text.layout import LineContext
 from app.text.recognisers import PiiSpan
+from app.text.words import WordTable
 
 TOKEN = re.compile(r"\S+")
 EDGE_PUNCT = "\"'“”‘’()[]{}<>.,;:!?¡¿*•·|"
-FEATURE_VERSION = 4  # 3: usaddress tags and the column head (2, with probablepeople tags, was dropped); 4: word parts
-READABLE_VERSIONS = (1, 3, 4)  # feature versions this code computes (1: without the version-3 features)
+# 3: usaddress tags and the column head (2, with probablepeople tags, was dropped); 4: word parts;
+# 5: word frequency in ordinary language
+FEATURE_VERSION = 5
+READABLE_VERSIONS = (1, 3, 4, 5)  # feature versions this code computes (1: without the version-3 features)
 PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -87,12 +92,33 @@ def part_features(raw: str, names: NameTable) -> list[str]:
     return f
 
 
+def word_features(tok: Token, toks: list[Token], k: int, names: NameTable, words: WordTable) -> list[str]:
+    """How common token ``k`` and its line's words are in ordinary language (feature version 5):
+    its (English, other languages) Zipf frequency, that frequency with its first/last-name rank
+    buckets ("grace": common and a top first name; "cafeteria": common, a rare first name), and
+    the share of the line's words that are common English words (a headline, a sentence)."""
+    f = []
+    word = tok.word
+    if word.isalpha():
+        en, other = words.zipf(word)
+        f.append(f"wf={en}/{other}")
+        f.append(f"wfn={en}/{_rank_bucket(names.first_rank(word))}/{_rank_bucket(names.last_rank(word))}")
+        if tok.raw[:1].isupper():
+            f.append(f"wf_title={en}/{other}")
+    alpha = [t.word for t in toks if t.word.isalpha()]
+    if alpha:
+        common = sum(1 for w in alpha if words.zipf(w)[0] >= 4) / len(alpha)
+        f.append(f"line_common={_bucket(common, (0.0, 0.34, 0.67, 0.99))}/{min(len(alpha), 4)}")
+    return f
+
+
 def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: LineContext, names: NameTable,
-                   rules: list[PiiSpan], address: list[str] | None = None, version: int = FEATURE_VERSION) -> list[str]:  # fmt: skip
+                   rules: list[PiiSpan], address: list[str] | None = None, version: int = FEATURE_VERSION,
+                   words: WordTable | None = None) -> list[str]:  # fmt: skip
     """Feature strings of token ``k`` (``tok``) of a line; ``address``: the line's usaddress tag per
     token (``app.text.parsers.address_tags``), given for feature version 3 and later, which also
-    adds the column head; version 4 adds the word parts (``part_features``). See the module
-    docstring."""
+    adds the column head; version 4 adds the word parts (``part_features``), version 5 the word
+    frequencies (``word_features``, from ``words``). See the module docstring."""
     raw, word = tok.raw, tok.word
     f = ["bias", f"w={word}", f"sh={shape(raw)}", f"len={_bucket(len(raw), (1, 2, 3, 5, 8, 12, 20, 30))}"]
     padded = f"^{word[:24]}$"
@@ -113,6 +139,8 @@ def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: L
         f.append(f"ln={_rank_bucket(names.last_rank(word))}")
     if version >= 4:
         f += part_features(raw, names)
+    if version >= 5 and words is not None:
+        f += word_features(tok, toks, k, names, words)
     # neighbours and sentence cues
     for off in (-2, -1, 1, 2):
         j = k + off

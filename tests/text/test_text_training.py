@@ -164,3 +164,25 @@ def test_a_name_alone_on_its_line_can_be_put_in_a_sentence():
         named = "".join(ch for ch, c in zip(new.text, new_classes) if c == "person_name")
         context = "".join(ch for ch, c in zip(new.text, new_classes) if c is None).strip()
         assert len(named) >= 3 and len(context) >= 2  # a name inside words that are not private
+
+
+def test_short_harmless_lines_can_become_ordinary_words_shaped_like_a_name():
+    from app.text.gazetteer import NameTable
+    from app.text.words import WordTable
+    from training.text.augment import vary_line
+    from training.text.variety import common_words
+
+    words = WordTable({"cafeteria": 4, "grace": 5, "garden": 5, "the": 7, "zz": 5}, {}, "test")
+    pool = common_words(words, NameTable({"grace": 100, "cafeteria": 5000}, {}, "test"))
+    assert pool == ["cafeteria", "garden"]  # a popular first name and short words are not drawn
+    short = [vary_line(np.random.default_rng(k), line("Read more", 0, 0), [None] * 9, ordinary_share=1.0, pool=pool)
+             for k in range(12)]  # fmt: skip
+    assert all(v is not None and not any(v[1]) and len(v[1]) == len(v[0].text) for v in short)
+    assert all(any(w in v[0].text.lower() for w in pool) for v in short)
+    long_line = line("the new version is here", 0, 0)  # more than three words: only the look-alike path
+    kept = vary_line(np.random.default_rng(0), long_line, [None] * 23, ordinary_share=1.0, pool=pool, negative_share=0.0)
+    assert kept is None
+    name = line("Ann Lee", 0, 0)
+    new, classes = vary_line(np.random.default_rng(1), name, ["person_name"] * 3 + [None] + ["person_name"] * 3,
+                             share=1.0, ordinary_share=1.0, pool=pool)  # fmt: skip
+    assert "person_name" in classes  # lines with private values are never made harmless

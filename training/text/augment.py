@@ -70,13 +70,19 @@ def new_value(rng: np.random.Generator, cls: str, original: str) -> str:
 
 
 def vary_line(rng: np.random.Generator, line: TextLine, classes: list[str | None], share: float = 0.7,
-              negative_share: float = 0.25, context_share: float = 0.3) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
+              negative_share: float = 0.25, context_share: float = 0.3, ordinary_share: float = 0.0,
+              pool: list[str] | None = None) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
     """``line`` with its labelled values redrawn (with probability ``share``) — or, on a line with
-    nothing private, one word turned into a harmless look-alike (``negative_share``) — and the
+    nothing private, one word turned into a harmless look-alike (``negative_share``), or a short
+    such line (three words at most) replaced by harmless text shaped like a lone name
+    (``ordinary_share``, ``variety.ordinary_line`` drawing from the words ``pool``) — and the
     class of each new character; None when nothing was changed. A name alone on its line is put
     in a sentence with probability ``context_share`` (``variety.name_in_context``). Word boxes are
     dropped (they no longer spell the text); the line keeps its box and score."""
     runs = [r for r in labelled_runs(classes, line.text) if r[2] in VARIED_CLASSES]
+    if not runs and pool and not any(classes) and len(line.text.split()) <= 3 and rng.random() < ordinary_share:
+        text = variety.ordinary_line(rng, pool)
+        return TextLine(text, line.quad, line.score, ()), [None] * len(text)
     if not runs or rng.random() > share:
         return _with_look_alike(rng, line, classes, negative_share)
     text, out = line.text, list(classes)
@@ -106,13 +112,14 @@ def _with_look_alike(rng: np.random.Generator, line: TextLine, classes: list[str
     return TextLine(text, line.quad, line.score, ()), [None] * len(text)
 
 
-def vary_scene(scene: ReadScene, rng: np.random.Generator) -> ReadScene | None:
+def vary_scene(scene: ReadScene, rng: np.random.Generator, ordinary_share: float = 0.0,
+               pool: list[str] | None = None) -> ReadScene | None:  # fmt: skip
     """A copy of ``scene`` whose labelled values are redrawn (``vary_line``), with per-character
     classes attached; None when the scene holds no such value."""
     lines, classes, changed = [], [], False
     for line in scene.lines:
         chars = list(scene.char_classes[len(lines)]) if scene.char_classes else char_labels(line, scene.labels)
-        varied = vary_line(rng, line, chars)
+        varied = vary_line(rng, line, chars, ordinary_share=ordinary_share, pool=pool)
         if varied is not None:
             line, chars = varied
             changed = True
@@ -123,12 +130,14 @@ def vary_scene(scene: ReadScene, rng: np.random.Generator) -> ReadScene | None:
     return replace(scene, name=scene.name + "+varied", lines=tuple(lines), char_classes=tuple(classes))
 
 
-def varied_copies(scenes: list[ReadScene], copies: int, seed: int = 0) -> list[ReadScene]:
-    """Up to ``copies`` varied copies of every scene (deterministic for ``seed``)."""
+def varied_copies(scenes: list[ReadScene], copies: int, seed: int = 0, ordinary_share: float = 0.0,
+                  pool: list[str] | None = None) -> list[ReadScene]:  # fmt: skip
+    """Up to ``copies`` varied copies of every scene (deterministic for ``seed``); with
+    ``ordinary_share`` > 0 short lines with nothing private become harmless text from ``pool``."""
     out = []
     for i, scene in enumerate(scenes):
         for c in range(copies):
-            varied = vary_scene(scene, np.random.default_rng([seed, i, c]))
+            varied = vary_scene(scene, np.random.default_rng([seed, i, c]), ordinary_share, pool)
             if varied is not None:
                 out.append(varied)
     return out

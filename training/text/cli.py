@@ -13,10 +13,12 @@ import sys
 import time
 from pathlib import Path
 
+from app.text import words
 from app.text.gazetteer import SHIPPED, build_compact, name_table
 from training.text.augment import varied_copies
 from training.text.ocr_data import DEFAULT_DIR, generate, iter_scenes
 from training.text.train import train
+from training.text.variety import common_words
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -44,6 +46,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--varied-copies", type=int, default=0,
                    help="text-level variants of each training scene of --seed: its names, usernames, phones and "
                         "birth dates redrawn in other styles (training.text.augment; default %(default)s)")
+    p.add_argument("--ordinary-lines", type=float, default=0.0, metavar="SHARE",
+                   help="in the text-level variants, this share of short lines with nothing private become "
+                        "harmless text shaped like a lone name ('Cafeteria', 'STOP', 'Title: Holiday Plans'; "
+                        "training.text.variety.ordinary_line; default %(default)s)")
     p.add_argument("--cached-only", action="store_true", help="train on the scenes already read; run no OCR")
     return p.parse_args(argv)
 
@@ -72,14 +78,21 @@ def main(argv: list[str] | None = None) -> int:
         source = build_compact()
         if source is not None:
             shutil.copyfile(source, SHIPPED)
+    if not words.SHIPPED.is_file():  # likewise the word-frequency table (feature version 5)
+        from training.text.words_table import build
+
+        build(words.SHIPPED)
+        words.word_table.cache_clear()
     n_test = max(1, int(round(len(scenes) * args.test_share)))
     t_ocr = time.perf_counter() - t0
-    copies = varied_copies(scenes[:-n_test], args.varied_copies, args.seed) if args.varied_copies else []
+    pool = common_words(words.word_table(), name_table()) if args.ordinary_lines > 0 else None
+    copies = varied_copies(scenes[:-n_test], args.varied_copies, args.seed, args.ordinary_lines, pool) if args.varied_copies else []
     extra += copies
     model, result = train(scenes[:-n_test] + extra, scenes[-n_test:], name_table(), args.dim, args.epochs, args.threshold,
                           {"varied_test": varied_test} if varied_test else None)  # fmt: skip
     result["extra_scenes"] = len(extra)
     result["varied_copies"] = len(copies)
+    result["words"] = words.word_table().source
     result.update({"seed": args.seed, "seconds_total": round(time.perf_counter() - t0, 1), "seconds_ocr_this_run": round(t_ocr, 1),
                    "command": "python -m training text-classifier " + " ".join(argv or sys.argv[1:])})  # fmt: skip
     model.meta["metrics"] = result

@@ -201,3 +201,35 @@ def look_alike(rng: np.random.Generator, word: str) -> str:
         sep = str(rng.choice(["_", "-", ""]))
         return f"{fake.word()}{sep}{fake.word()}.{rng.choice(FILE_EXT)}" if rng.random() < 0.6 else f"IMG_{int(rng.integers(1000, 9999))}.jpg"
     return f"{fake.word().title()}{fake.word().title()}"
+
+
+# Field labels whose value is ordinary text, not a person ("Title: OCR-free Donut", "Category: Garden").
+ORDINARY_LABELS = ("Title", "Subject", "Category", "Project", "Topic", "Product", "Item", "Type", "Status", "Tags",
+                   "Model", "Colour", "Brand", "Department", "Course", "Room", "Plan", "Genre", "Theme", "Section")  # fmt: skip
+
+
+def common_words(words, names, min_zipf: int = 4) -> list[str]:
+    """Ordinary English words to draw harmless text from: alphabetic, 4+ letters, used at least
+    10^(min_zipf - 9) of the time (``app.text.words``), and not a popular first or last name
+    (ranked in some country's top 1,000), so "Grace" stays a name. Sorted, for determinism."""
+    def popular(w: str) -> bool:
+        ranks = [r for r in (names.first_rank(w), names.last_rank(w)) if r is not None]
+        return bool(ranks) and min(ranks) <= 1000
+
+    return sorted(w for w, z in words.en.items() if z >= min_zipf and w.isalpha() and len(w) >= 4 and not popular(w))
+
+
+def ordinary_line(rng: np.random.Generator, pool: list[str]) -> str:
+    """A short line of harmless text shaped like a lone name — what grids, tiles, signs, titles
+    and labelled fields show: "Cafeteria", "STOP", "Garden Centre", "Title: Holiday Plans"."""
+    def word() -> str:
+        return str(pool[int(rng.integers(0, len(pool)))])
+
+    kind = int(rng.integers(0, 4))
+    if kind == 0:
+        return word().title()
+    if kind == 1:
+        return word().upper()
+    if kind == 2:
+        return f"{word().title()} {word().title()}"
+    return f"{rng.choice(ORDINARY_LABELS)}: " + " ".join(word().title() if rng.random() < 0.7 else word() for _ in range(int(rng.integers(1, 4))))
