@@ -2,8 +2,10 @@
 ``LiveMasker`` behind a colour-key oracle that drops calls, at one or more detector latencies, with
 the moving-object sweep (``LiveOptions.lead``) on and, with ``--live-ab``, off, alternating in one
 run. Per run: leaked frames (a true box not wholly inside the hidden boxes), the median share of
-the frame changed outside the true boxes (over-masking), frames more than 50 % changed there, and
-fully masked (paused) frames. A slow laptop detector is simulated by sleeping ``latency`` s per
+the frame changed outside the true boxes (over-masking) and what drew it (``bench_breakdown``:
+held boxes, detected boxes, the sweep — boxes the live masker adds without a track — and the
+regions filled because the detector is behind), frames more than 50 % changed there, and fully
+masked (paused) frames. A slow laptop detector is simulated by sleeping ``latency`` s per
 call scaled by the area looked at (a changed-region look costs its share of a whole-frame one)."""
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.commands.bench_breakdown import OutsideBreakdown, Region
+from app.commands.bench_pan import live_regions
+from app.core.detections import Source
 from app.core.live import LiveMasker, LiveOptions, run_live
 from app.core.pipeline import Pipeline
 from app.core.redact import integer_boxes
@@ -62,6 +67,7 @@ def live_leak_run(detector, policy, redaction, drop: float, hold: float, latency
     src = SyntheticSource(W, H, 30.0, n_frames=N, seed=3, realtime=True)
     ref = SyntheticSource(W, H, 30.0, n_frames=N, seed=3)  # the same frames, rendered again for comparison
     leaked, outside, idx = 0, [], [0]
+    breakdown = OutsideBreakdown()
 
     def check(out) -> None:
         nonlocal leaked
@@ -76,13 +82,27 @@ def live_leak_run(detector, policy, redaction, drop: float, hold: float, latency
         else:
             changed = np.ones((H, W), bool)
         outside.append(float((changed & ~truth).mean()))
+        breakdown.add(changed, truth, _labelled(out, pipe, (H, W)))
 
     with LiveMasker(pipe, LiveOptions(hold_s=hold, fps=30.0, lead=lead)) as m:
         summary = run_live(src, m, [check])
     o = np.array(outside)
     return (f"leak check live {W}x{H} {summary.frames} frames, detector +{latency:.1f} s/call, sweep {'on ' if lead else 'off'}, "
             f"hold {hold} s, {dropper.dropped} of {dropper.calls} calls dropped: {leaked} leaked frames, changed outside "
-            f"truth median {np.median(o):.1%}, {int((o > 0.5).sum())} frames > 50 %, {summary.paused_frames} fully masked")  # fmt: skip
+            f"truth median {np.median(o):.1%}, {int((o > 0.5).sum())} frames > 50 %, {summary.paused_frames} fully masked"
+            f"\n  {breakdown.summary()}")  # fmt: skip
+
+
+def _labelled(out, pipe: Pipeline, hw: tuple[int, int]) -> list[Region]:
+    """``live_regions`` with the boxes the live masker adds outside any track (the moving-object
+    sweep and the changed regions around it: tracker-made, track id -1) labelled ``sweep``."""
+    regions = live_regions(out, pipe, hw)
+    if not out.protected or out.hidden is None or not len(out.hidden):
+        return regions
+    n = len(out.hidden)  # live_regions lists the hidden boxes first, in order
+    sweep = (out.hidden.sources == Source.TRACKER) & (out.hidden.track_ids < 0)
+    return [(f"{label.rsplit(' ', 1)[0]} sweep", box) if i < n and sweep[i] else (label, box)
+            for i, (label, box) in enumerate(regions)]  # fmt: skip
 
 
 def live_leak_check(detector, policy, redaction, args) -> None:

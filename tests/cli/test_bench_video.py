@@ -149,3 +149,22 @@ def test_pan_replay_scores_the_export_plan_on_a_cached_first_pass(tmp_path, caps
     assert not cached  # another detector is another cache entry
     score, leaks = replay_clip(clip, blind_pipe, ExportOptions(), first)
     assert score.leaked_frames == 8 and len(leaks[0]) == 8 and max(leaks[0]) < 0.05
+
+
+def test_live_leak_breakdown_tells_the_sweep_from_held_and_detected_boxes():
+    from types import SimpleNamespace
+
+    from app.commands.bench_live_leak import _labelled
+    from app.core.detections import Detections, Source
+    from app.core.pipeline import Pipeline
+    from app.core.policy import Policy
+
+    names = ("email", "license_plate")
+    hidden = Detections(np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], np.float32), [0.9, 0.9, 1.0],
+                        [0, 1, 0], names, [4, 5, -1], [Source.DETECTOR, Source.TRACKER, Source.TRACKER])  # fmt: skip
+    out = SimpleNamespace(protected=True, hidden=hidden, stale_regions=np.array([[0, 20, 5, 25]], np.float32),
+                          text_regions=None)  # fmt: skip
+    labels = [label for label, _ in _labelled(out, Pipeline([], Policy(classes=None)), (60, 80))]
+    assert labels == ["email detected", "license_plate held", "email sweep", "unseen (detector behind)"]
+    paused = SimpleNamespace(protected=False, hidden=None, stale_regions=None, text_regions=None)
+    assert [label for label, _ in _labelled(paused, Pipeline([]), (60, 80))] == ["paused (whole frame)"]
