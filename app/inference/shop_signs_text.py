@@ -118,17 +118,17 @@ def _big_line(xyxy: np.ndarray, quad: np.ndarray, hw: tuple[int, int], rules: Fa
     return (xyxy[3] - xyxy[1]) <= rules.max_height_share * hw[0] and (xyxy[2] - xyxy[0]) <= rules.max_width_share * hw[1]
 
 
-def _linked(boxes: np.ndarray, rules: FacadeRules) -> np.ndarray:
-    """(N, N) bool: line boxes (N, 4) xyxy that belong to one sign — same row and close, or
-    stacked with overlapping columns — and have similar heights."""
-    h = boxes[:, 3] - boxes[:, 1]
-    ratio = np.maximum(h[:, None], h[None]) / np.maximum(np.minimum(h[:, None], h[None]), 1e-6)
-    hmax = np.maximum(h[:, None], h[None])
+def _linked(boxes: np.ndarray, h: np.ndarray, rules: FacadeRules) -> np.ndarray:
+    """(N, N) bool: lines (bounds (N, 4) xyxy, letter heights (N,) along their slant) that belong
+    to one sign — similar heights, and on one row close together, or stacked with a gap under
+    ``stack_gap`` of the smaller height over half the narrower line's width."""
+    hmin, hmax = np.minimum(h[:, None], h[None]), np.maximum(h[:, None], h[None])
     v_overlap = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
     h_gap = np.maximum(boxes[:, None, 0], boxes[None, :, 0]) - np.minimum(boxes[:, None, 2], boxes[None, :, 2])
-    same_row = (v_overlap >= 0.5 * np.minimum(h[:, None], h[None])) & (h_gap <= rules.row_gap * hmax)
-    stacked = (h_gap < 0) & (-v_overlap <= rules.stack_gap * hmax)
-    return (ratio <= rules.height_ratio) & (same_row | stacked)
+    w = boxes[:, 2] - boxes[:, 0]
+    same_row = (v_overlap >= 0.5 * hmin) & (h_gap <= rules.row_gap * hmax)
+    stacked = (-h_gap >= 0.5 * np.minimum(w[:, None], w[None])) & (-v_overlap <= rules.stack_gap * hmin)
+    return (hmax <= rules.height_ratio * hmin) & (same_row | stacked)
 
 
 def _detections(found: list[tuple[np.ndarray, float, int]], hw: tuple[int, int]) -> Detections:
@@ -159,14 +159,15 @@ def shop_sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: Fa
     big_number = np.array([_big_line(boxes[i], l.quad, hw, number_rules) for i, l in enumerate(lines)], bool)
     found = _house_numbers(lines, boxes, big_number, frame, rules)
     signs = np.flatnonzero(big & np.array([_sign_line(l, rules) for l in lines], bool))
-    for group in connected_groups(_linked(boxes[signs], rules)) if len(signs) else []:
+    heights = np.array([_edges(lines[i].quad)[1] for i in signs], np.float32)
+    for group in connected_groups(_linked(boxes[signs], heights, rules)) if len(signs) else []:
         if len(group) > rules.max_group_lines:
             continue
         b = boxes[signs[group]]
         span = np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()], np.float32)
         if looks_rendered(frame, span, rules.flat_share):
             continue
-        h = float(np.median(b[:, 3] - b[:, 1]))
+        h = float(np.median(heights[group]))
         grow = np.array([-rules.grow_x, -rules.grow_y, rules.grow_x, rules.grow_y], np.float32) * h
         found.append((span + grow, rules.sign_score, 0))
     return _detections(found, hw)
