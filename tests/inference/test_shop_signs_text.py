@@ -86,6 +86,12 @@ def test_far_apart_lines_are_separate_boards():
     assert len(found) == 2
 
 
+def test_a_slanted_blade_does_not_join_the_big_sign_below_it():
+    blade = TextLine("Elm St", np.array([[100, 50], [260, 90], [255, 115], [95, 75]], np.float32), 0.95)  # 25 px letters
+    found = shop_sign_candidates([blade, line("STOP", 130, 125, 230, 200)], wall())
+    assert len(found) == 2 and all(y1 - y0 < 120 for _, y0, _, y1 in found.xyxy)
+
+
 def test_a_page_of_text_gives_no_sign():
     page = [line(f"Soup {i} Salad", 40, 40 + 40 * i, 680, 40 + 40 * i + 22) for i in range(10)]
     assert len(shop_sign_candidates(page, wall())) == 0
