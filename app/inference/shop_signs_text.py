@@ -26,6 +26,7 @@ import numpy as np
 from app.core.detections import Detections, Source
 from app.core.geometry import box_area, clip_xyxy, connected_groups
 from app.inference.plates_text import _edges, looks_rendered, plate_text
+from app.inference.signs_text import street_name
 from app.text.lines import TextLine, quad_to_xyxy
 
 SHOP_SIGN_CLASSES = ("shop_sign", "house_number")
@@ -35,6 +36,9 @@ SHOP_SIGN_CLASSES = ("shop_sign", "house_number")
 HOUSE_NUMBER = re.compile(r"^(?:no\.?\s?|№\s?|nr\.?\s?)?\d{1,4}(?:\s?[^\W\d_])?(?:\s?/\s?\d{1,3})?$", re.IGNORECASE)
 UNIT_LETTERS = frozenset("pрmмkкgгhч")
 NOT_HOUSE_NUMBERS = frozenset({"24/7"})
+# The words of the regulatory road signs seen in every street scene: no business's name.
+ROAD_SIGN_WORDS = frozenset({"stop", "стоп", "yield", "give way", "one way", "no entry", "do not enter", "wrong way",
+                             "no parking", "exit", "slow"})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -102,12 +106,15 @@ def sign_text(text: str, rules: FacadeRules = FacadeRules()) -> bool:
 
 def _sign_line(line: TextLine, rules: FacadeRules) -> bool:
     """A found line that was not read and is long like a word, or one whose text can be a sign's
-    and is no licence plate's (those are ``plates_text``'s). A line read as far fewer characters
-    than its box holds ("A" over a whole word) was not read either: its text says nothing."""
+    and is no licence plate's or street name's (those are ``plates_text``'s and ``signs_text``'s)
+    or road sign's ("STOP"). A line read as far fewer characters than its box holds ("A" over a
+    whole word) was not read either: its text says nothing."""
     width, height, _ = _edges(line.quad)
-    if len(line.text.strip()) < rules.min_read_share * width / max(height, 1e-6):
+    text = line.text.strip()
+    if len(text) < rules.min_read_share * width / max(height, 1e-6):
         return width >= rules.min_unread_aspect * height
-    return sign_text(line.text, rules) and plate_text(line.text) is None
+    return (sign_text(text, rules) and plate_text(text) is None and not street_name(text)
+            and " ".join(text.lower().split()) not in ROAD_SIGN_WORDS)  # fmt: skip
 
 
 def _big_line(xyxy: np.ndarray, quad: np.ndarray, hw: tuple[int, int], rules: FacadeRules) -> bool:

@@ -76,8 +76,10 @@ def test_a_row_of_large_lines_is_one_board_on_a_wall_and_nothing_on_a_screen():
     ([line("A", 200, 100, 420, 140, score=0.6)], 1),  # one letter read over a whole word: not read, still a sign
     ([line("", 200, 100, 250, 150, score=0.0)], 0),  # a square found but not read: a QR code or texture
     ([line("KX 482 TB", 200, 100, 420, 140)], 0),  # a licence plate is the plate reader's
+    ([line("Main St", 200, 100, 420, 140)], 0),  # a street name is the street-sign reader's
+    ([line("STOP", 200, 100, 300, 140)], 0),  # a road sign names no business
 ])  # fmt: skip
-def test_unread_lines_count_when_word_shaped(lines, n):
+def test_which_lines_make_a_sign(lines, n):
     assert len(shop_sign_candidates(lines, wall())) == n
 
 
