@@ -89,8 +89,8 @@ def test_far_apart_lines_are_separate_boards():
 
 
 def test_a_slanted_blade_does_not_join_the_big_sign_below_it():
-    blade = TextLine("Elm St", np.array([[100, 50], [260, 90], [255, 115], [95, 75]], np.float32), 0.95)  # 25 px letters
-    found = shop_sign_candidates([blade, line("STOP", 130, 125, 230, 200)], wall())
+    blade = TextLine("CAFE ROMA", np.array([[100, 50], [260, 90], [255, 115], [95, 75]], np.float32), 0.95)  # 25 px letters
+    found = shop_sign_candidates([blade, line("PHARMACY", 130, 125, 330, 200)], wall())
     assert len(found) == 2 and all(y1 - y0 < 120 for _, y0, _, y1 in found.xyxy)
 
 
