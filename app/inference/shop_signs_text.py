@@ -64,6 +64,7 @@ class FacadeRules:
     min_read_share: float = 0.4  # characters read per line height of box width, below which the reading failed
     min_unread_aspect: float = 2.0  # a found line not read must be long like a word (QR codes and textures are found too)
     max_group_lines: int = 4  # more stacked lines are a poster or a page
+    max_group_words: int = 4  # a sign's lines together name a business; more words are advertising copy
     min_letter_share: float = 0.5
     min_line_score: float = 0.3
     row_gap: float = 1.0
@@ -168,7 +169,8 @@ def shop_sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: Fa
     signs = np.flatnonzero(big & np.array([_sign_line(l, rules) for l in lines], bool))
     heights = np.array([_edges(lines[i].quad)[1] for i in signs], np.float32)
     for group in connected_groups(_linked(boxes[signs], heights, rules)) if len(signs) else []:
-        if len(group) > rules.max_group_lines:
+        words = sum(len(lines[signs[k]].text.split()) for k in group)
+        if len(group) > rules.max_group_lines or words > rules.max_group_words:
             continue
         b = boxes[signs[group]]
         span = np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()], np.float32)

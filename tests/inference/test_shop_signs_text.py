@@ -78,6 +78,8 @@ def test_a_row_of_large_lines_is_one_board_on_a_wall_and_nothing_on_a_screen():
     ([line("KX 482 TB", 200, 100, 420, 140)], 0),  # a licence plate is the plate reader's
     ([line("Main St", 200, 100, 420, 140)], 0),  # a street name is the street-sign reader's
     ([line("STOP", 200, 100, 300, 140)], 0),  # a road sign names no business
+    ([line("WHICH ONE", 100, 100, 300, 140), line("REVS YOUR", 100, 150, 300, 190),
+      line("ENGINE", 100, 200, 300, 240)], 0),  # advertising copy, not a name
 ])  # fmt: skip
 def test_which_lines_make_a_sign(lines, n):
     assert len(shop_sign_candidates(lines, wall())) == n
