@@ -51,7 +51,9 @@ class FacadeRules:
     closer than this many line heights, or stacked with a gap under ``stack_gap`` heights, are one
     sign. ``grow_x`` / ``grow_y``: the sign box is the lines' span grown by these multiples of
     the line height (the board around the letters). ``max_text_cover``: a frame with at least
-    ``page_lines`` lines covering more than this share of it is a page, not a street. ``flat_share``: the rendered-screen test.
+    ``page_lines`` lines covering more than this share of it is a page, not a street.
+    ``max_skew_deg``: lines slanted more than this, up to as much short of vertical, are no sign's
+    (a vertical blade's text is found upright). ``flat_share``: the rendered-screen test.
     """
 
     min_glyph_share: float = 0.03
@@ -91,8 +93,8 @@ def house_number_text(text: str) -> bool:
     text = unicodedata.normalize("NFKC", " ".join(text.split()))
     if not HOUSE_NUMBER.match(text) or text in NOT_HOUSE_NUMBERS:
         return False
-    letters = [ch for ch in text.split("/")[0] if ch.isalpha()]
-    return not (letters and letters[-1].lower() in UNIT_LETTERS and text.split("/")[0][-1:].isalpha())
+    number = text.split("/")[0]
+    return not (number[-1].isalpha() and number[-1].lower() in UNIT_LETTERS)
 
 
 def sign_text(text: str, rules: FacadeRules = FacadeRules()) -> bool:
@@ -121,7 +123,9 @@ def _sign_line(line: TextLine, rules: FacadeRules) -> bool:
 def _big_line(xyxy: np.ndarray, quad: np.ndarray, hw: tuple[int, int], rules: FacadeRules) -> bool:
     """True when a line (quad (4, 2), bounds ``xyxy``) has large glyphs for an ``hw`` frame."""
     width, height, skew = _edges(quad)
-    if rules.max_skew_deg < skew < 90 - rules.max_skew_deg or height < max(rules.min_height_px, rules.min_glyph_share * min(hw)):
+    if rules.max_skew_deg < skew < 90 - rules.max_skew_deg:
+        return False
+    if height < max(rules.min_height_px, rules.min_glyph_share * min(hw)):
         return False
     return (xyxy[3] - xyxy[1]) <= rules.max_height_share * hw[0] and (xyxy[2] - xyxy[0]) <= rules.max_width_share * hw[1]
 
