@@ -207,21 +207,27 @@ def _house_numbers(lines: Sequence[TextLine], boxes: np.ndarray, big: np.ndarray
     return found
 
 
-def drop_numbers_on_plates(fused: Detections, min_plate_score: float = 0.5) -> Detections:
-    """``fused`` (every detector's raw boxes for one frame) without the text ``house_number``
-    candidates (``Source.OCR``) whose centre lies in a ``license_plate`` box of any source scored
-    at least ``min_plate_score``: the digits of a plate are no house number. Weak plate boxes do
-    not count: the detector also gives number plaques a low plate score."""
-    names = fused.class_names
-    if not len(fused) or "house_number" not in names or "license_plate" not in names:
-        return fused
-    numbers = np.flatnonzero((fused.class_ids == names.index("house_number")) & (fused.sources == Source.OCR))
-    plates = fused.xyxy[(fused.class_ids == names.index("license_plate")) & (fused.scores >= min_plate_score)]
-    if not len(numbers) or not len(plates):
-        return fused
-    c = (fused.xyxy[numbers, :2] + fused.xyxy[numbers, 2:]) / 2
-    on_plate = ((c[:, None, 0] >= plates[None, :, 0]) & (c[:, None, 0] <= plates[None, :, 2])
-                & (c[:, None, 1] >= plates[None, :, 1]) & (c[:, None, 1] <= plates[None, :, 3])).any(1)  # fmt: skip
-    keep = np.ones(len(fused), bool)
-    keep[numbers[on_plate]] = False
-    return fused if keep.all() else fused.take(keep)
+# A text candidate centred on a confident box of these classes is part of that object: the digits
+# of a plate are no house number, the modules of a code read as a line are no sign.
+PART_OF = {"house_number": ("license_plate",), "shop_sign": ("qr_code", "barcode")}
+
+
+def drop_parts_of_objects(fused: Detections, min_score: float = 0.5) -> Detections:
+    """``fused`` (every detector's raw boxes for one frame) without the text candidates
+    (``Source.OCR``) of ``PART_OF``'s classes whose centre lies in a box of an object class they
+    belong to, of any source, scored at least ``min_score``. Weak boxes do not count: the detector
+    also gives number plaques a low plate score."""
+    names, drop = fused.class_names, np.zeros(len(fused), bool)
+    centres = (fused.xyxy[:, :2] + fused.xyxy[:, 2:]) / 2
+    for part, wholes in PART_OF.items():
+        if part not in names:
+            continue
+        mine = np.flatnonzero((fused.class_ids == names.index(part)) & (fused.sources == Source.OCR))
+        whole = np.isin(fused.class_ids, [names.index(w) for w in wholes if w in names]) & (fused.scores >= min_score)
+        if not len(mine) or not whole.any():
+            continue
+        c, boxes = centres[mine], fused.xyxy[whole]
+        inside = ((c[:, None, 0] >= boxes[None, :, 0]) & (c[:, None, 0] <= boxes[None, :, 2])
+                  & (c[:, None, 1] >= boxes[None, :, 1]) & (c[:, None, 1] <= boxes[None, :, 3])).any(1)  # fmt: skip
+        drop[mine[inside]] = True
+    return fused.take(~drop) if drop.any() else fused

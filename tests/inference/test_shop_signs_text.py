@@ -11,7 +11,7 @@ import pytest
 
 from app.core.detections import Detections, Source
 from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings, UnreadLines
-from app.inference.shop_signs_text import (FacadeRules, drop_numbers_on_plates, house_number_text, shop_sign_candidates,
+from app.inference.shop_signs_text import (FacadeRules, drop_parts_of_objects, house_number_text, shop_sign_candidates,
                                            sign_text)
 from app.text.lines import TextLine
 from vpd_testkit import FakeOcrEngine, hidden_share_after_padding, photographed, quad
@@ -126,9 +126,17 @@ def test_a_number_on_a_plate_box_is_dropped():
                                  [500, 100, 600, 150], [520, 110, 560, 140]], np.float32),
                        np.array([0.6, 0.3, 0.3, 0.2, 0.3], np.float32), np.array([0, 1, 1, 0, 1], np.int32), names,
                        sources=np.array([Source.DETECTOR, Source.OCR, Source.OCR, Source.DETECTOR, Source.OCR], np.int8))  # fmt: skip
-    kept = drop_numbers_on_plates(fused)  # the one on the weak plate box (a plaque the detector half-mistook) stays
+    kept = drop_parts_of_objects(fused)  # the one on the weak plate box (a plaque the detector half-mistook) stays
     assert kept.labels == ["license_plate", "house_number", "license_plate", "house_number"]
     assert kept.xyxy[1, 0] == 400 and kept.xyxy[3, 0] == 520
+
+
+def test_a_sign_on_a_decoded_code_is_dropped():
+    names = ("qr_code", "shop_sign")
+    fused = Detections(np.array([[50, 0, 470, 440], [50, 0, 470, 130], [60, 450, 460, 500]], np.float32),
+                       np.array([1.0, 0.3, 0.3], np.float32), np.array([0, 1, 1], np.int32), names,
+                       sources=np.array([Source.DETECTOR, Source.OCR, Source.OCR], np.int8))  # fmt: skip
+    assert drop_parts_of_objects(fused).xyxy[:, 1].tolist() == [0, 450]  # the code and the print below it
 
 
 def test_no_house_number_on_a_screen():
