@@ -48,12 +48,13 @@ class LineReading:
 @dataclass
 class TextPiiClassifier:
     """Reads lines with ``model``, the name gazetteer and the word-frequency table; ``threshold``
-    on 1 − p(none)."""
+    on 1 − p(none), by default the one the training command chose for the model file (its
+    metrics' ``threshold``; 0.5 for files without one)."""
 
     model: TextPiiModel
     names: NameTable = field(default_factory=name_table)
     words: WordTable | None = None  # None: the shipped word table, read when the model uses it (v5)
-    threshold: float = 0.5
+    threshold: float | None = None
     seconds: float = 0.0  # time spent in the last ``read`` call
     _private: np.ndarray = field(init=False, repr=False)
 
@@ -64,6 +65,8 @@ class TextPiiClassifier:
 
             raise TextModelError(f"text-PII classifier has classes the app does not know: {unknown}")
         self._private = np.arange(1, len(self.model.classes))
+        if self.threshold is None:
+            self.threshold = float((self.model.meta.get("metrics") or {}).get("threshold", 0.5))
 
     def read(self, lines: list[TextLine]) -> list[LineReading]:
         """``LineReading`` of each line (same order)."""

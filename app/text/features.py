@@ -27,6 +27,7 @@ EDGE_PUNCT = "\"'“”‘’()[]{}<>.,;:!?¡¿*•·|"
 FEATURE_VERSION = 5
 READABLE_VERSIONS = (1, 3, 4, 5)  # feature versions this code computes (1: without the version-3 features)
 PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+SEPARATORS = {".": "dot", "_": "us", "-": "hy"}
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,13 @@ def _context_words(text: str, limit: int = 5) -> list[str]:
     return [w for w in (t.strip(EDGE_PUNCT).lower() for t in text.split()[-limit:]) if w]
 
 
-def part_features(raw: str, names: NameTable) -> list[str]:
+def part_features(raw: str, names: NameTable, version: int = 4) -> list[str]:
     """Features of the parts of a joined word — ``Maxime_Nienow``, ``Elwyn.Skiles``,
     ``SocialName``, ``jdoe84`` — split at ``. _ -``, case changes and digit runs: how many parts,
     whether case changes inside, and the name-gazetteer rank of each letter part (a username built
-    from a first and a last name). Empty for a plain word."""
+    from a first and a last name). From feature version 5 the separator is told apart (ordinary
+    text joins words and splits syllables with hyphens, "ju-bi-lant"; handles use dots and
+    underscores) and short lower-case parts on hyphens are marked as syllables. Empty for a plain word."""
     core = raw.strip(EDGE_PUNCT).lstrip("@")
     parts = PART.findall(core)
     if len(parts) < 2 or len(core) > 40:
@@ -80,8 +83,12 @@ def part_features(raw: str, names: NameTable) -> list[str]:
     f = [f"parts={min(len(parts), 4)}"]
     if re.search(r"[a-z][A-Z]", core):
         f.append("camel")
-    if re.search(r"[A-Za-z][._-][A-Za-z]", core):
+    if version < 5 and re.search(r"[A-Za-z][._-][A-Za-z]", core):
         f.append("joined_sep")
+    if version >= 5:
+        f += sorted({f"joined_{SEPARATORS[m]}" for m in re.findall(r"(?<=[A-Za-z])[._-](?=[A-Za-z])", core)})
+        if "-" in core and all(p.isalpha() and len(p) <= 4 for p in parts) and core[1:].lower() == core[1:]:
+            f.append("syllables")
     for part in parts[:3]:
         if part.isalpha() and len(part) > 1:
             low = part.lower()
@@ -138,7 +145,7 @@ def token_features(tok: Token, toks: list[Token], k: int, line_text: str, ctx: L
         f.append(f"fn={_rank_bucket(names.first_rank(word))}")
         f.append(f"ln={_rank_bucket(names.last_rank(word))}")
     if version >= 4:
-        f += part_features(raw, names)
+        f += part_features(raw, names, version)
     if version >= 5 and words is not None:
         f += word_features(tok, toks, k, names, words)
     # neighbours and sentence cues

@@ -165,3 +165,18 @@ def _regions(fused):
 
     ocr = fused.take(fused.sources == Source.OCR)
     return [Region(b, "id_number", float(s), "") for b, s in zip(ocr.xyxy, ocr.scores)]
+
+
+def test_ordinary_words_on_tiles_and_in_labelled_fields_are_not_hidden(classifier):
+    """Words of ordinary language standing alone (a category grid, sign-like words) or after a
+    label that is not a person's ("Title:", "Category:") read as not private, while the names of a
+    contact list next to them stay hidden."""
+    words = ["Groceries", "Bakery", "Pharmacy", "Garden", "Library", "Hardware", "EXIT", "PARKING"]
+    tiles = [line(w, 80 + 520 * (i % 2), 160 + 220 * (i // 2), 60) for i, w in enumerate(words)]
+    fields = [line("Title: Weekend Plans", 40, 1050, 40), line("Category: Kitchen", 40, 1120, 40)]
+    lines = [line("Categories", 40, 30, 44)] + tiles + fields
+    regions = read_screen(lines, FRAME, classifier).regions
+    assert not [t.text for t in tiles + fields if covered(regions, t, 0.3)]
+    contacts, rows = contacts_screen()
+    regions = read_screen(contacts, FRAME, classifier).regions
+    assert sum(covered(regions, r) for r in rows) >= 5

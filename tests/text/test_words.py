@@ -64,3 +64,21 @@ def test_a_single_glyph_or_a_short_count_is_never_a_span():
     readings = reader.read([TextLine(t, quad, 0.9) for t in texts])
     found = {r.line.text for r in readings if r.spans}
     assert found == {"Al", "品牌", "12345"}
+
+
+def test_version_5_tells_hyphenated_syllables_from_joined_handles():
+    from app.text.features import part_features
+
+    names = NameTable({"maxime": 50}, {"nienow": 1500}, "test")
+    assert {"joined_hy", "syllables"} <= set(part_features("ju-bi-lant", names, 5))  # a dictionary headword
+    assert "joined_us" in part_features("Maxime_Nienow", names, 5) and "syllables" not in part_features("Maxime_Nienow", names, 5)
+    assert "joined_dot" in part_features("Elwyn.Skiles", names, 5)
+    assert "joined_sep" in part_features("ju-bi-lant", names, 4) and "syllables" not in part_features("ju-bi-lant", names, 4)
+
+
+def test_the_classifier_uses_the_threshold_its_training_command_wrote():
+    model = everything_is_a_name_model()
+    assert TextPiiClassifier(model, NAMES, WORDS).threshold == 0.5  # files without one
+    model.meta["metrics"] = {"threshold": 0.7}
+    assert TextPiiClassifier(model, NAMES, WORDS).threshold == 0.7
+    assert TextPiiClassifier(model, NAMES, WORDS, threshold=0.3).threshold == 0.3  # an explicit choice wins

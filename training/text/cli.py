@@ -30,7 +30,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--dim", type=int, default=1 << 17, help="hashed feature space size (default %(default)s)")
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--test-share", type=float, default=0.15, help="last share of scenes held out for the metrics")
-    p.add_argument("--threshold", type=float, default=0.5, help="decision threshold on P(private)")
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="decision threshold on P(private), written into the model file; the app uses it (default %(default)s)")
     p.add_argument("--extra-seed", type=int, default=2, help="seed of the extra scenes (default %(default)s)")
     p.add_argument("--extra-scenes", type=int, default=0,
                    help="extra training-only scenes (credential lists, user tables, varied usernames) read "
