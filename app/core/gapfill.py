@@ -34,8 +34,8 @@ class GapFillSettings:
     off): a track's hold is at most this many frames per hit it has, so one stray detection is
     held briefly while an object the detector kept seeing is held the full ``hold_frames``: the
     hold protects what the detector loses, and it had never been seeing a one-off box. With it,
-    a gap is bridged only where the track's hold from both of its sides would reach across it
-    (``bridged_segments``).
+    a gap is bridged only where the track's hold from both of its sides would reach across it,
+    unless a hit of the track scored ``sure_score`` or more (``bridged_segments``).
     ``link_growth``: how far (in box short sides per frame unseen) a hit may lie from a track's
     predicted scene position and still join it (0: only overlapping or within one short side).
     ``speed_baseline``: velocities and speed bounds are measured between hits at least this many
@@ -52,6 +52,7 @@ class GapFillSettings:
     min_speed: float = 0.0
     link_growth: float = 0.25
     speed_baseline: int = 1
+    sure_score: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -189,18 +190,22 @@ def _corridor(ba: np.ndarray, bb: np.ndarray, fa: int, fb: int, vmax: np.ndarray
 
 
 def bridged_segments(track: TrackHits, s: GapFillSettings) -> list[TrackHits]:
-    """``track`` cut at the gaps its hold does not bridge (with ``hold_per_hit`` set; else
-    ``[track]``): the track's hold (``track_hold``, what ``fill_track`` extrapolates before its
-    first and after its last hit) from both sides of a gap must reach across it. So bridging never
-    masks a track across more time than its holds would; it masks that time better (interpolated,
-    not extrapolated). The parts are filled like tracks of their own, each held by its own hits:
-    a weak box seen on a few scattered frames is masked around those frames, not for the seconds
-    between them; an object the detector keeps seeing is bridged across the looks it misses.
+    """``track`` cut at the gaps its hold does not bridge, when ``hold_per_hit`` is set and no hit
+    of it scored ``sure_score`` or more (else ``[track]``: a confident detection, more likely right
+    than wrong, keeps every gap up to ``max_gap_frames`` bridged). The track's hold (``track_hold``,
+    what ``fill_track`` extrapolates before its first and after its last hit) from both sides of a
+    gap must reach across it. So a weak track is never bridged across more time than its holds
+    would mask; bridging only masks that time better (interpolated, not extrapolated). The parts
+    are filled like tracks of their own, each held by its own hits: a weak box seen on a few
+    scattered frames is masked around those frames, not for the seconds between them.
 
     (Counting only the hits on each side of a gap cut more, but a track that had just begun then
-    lost an object the old bridge held: ``bench-video --parts leak`` leaked 9 frames at stride 4.)"""
+    lost an object the old bridge held: ``bench-video --parts leak`` leaked 9 frames at stride 4.
+    Confident tracks are not cut because the leak check's 0 at stride 4 also rests on the picture's
+    motion error, which its flat synthetic background over-states: with that error measured on the
+    background only, cutting every track leaked 16 frames there, bridging all of them 9.)"""
     f = track.frames
-    if not s.hold_per_hit or len(f) < 2:
+    if not s.hold_per_hit or len(f) < 2 or track.score >= s.sure_score:
         return [track]
     hold = track_hold(track, s)
     cuts = [k + 1 for k in range(len(f) - 1) if int(f[k + 1]) - int(f[k]) - 1 > 2 * hold]

@@ -244,7 +244,7 @@ def test_a_gap_gets_the_interpolation_and_the_corridor_but_no_extrapolated_holds
 
 
 @pytest.mark.parametrize("hit_frames, probe, masked", [
-    # A box seen on three scattered frames is masked around each hit (4 frames), not for the
+    # A weak box seen on three scattered frames is masked around each hit (4 frames), not for the
     # seconds between them.
     ((0, 40, 80), 20, False),
     ((0, 40, 80), 44, True),
@@ -256,17 +256,22 @@ def test_a_gap_gets_the_interpolation_and_the_corridor_but_no_extrapolated_holds
     ((0, 2, 35, 37), 19, True),
     ((0, 2, 36, 38), 19, False),
 ])  # fmt: skip
-def test_a_gap_is_bridged_where_the_track_hold_from_both_sides_covers_it(hit_frames, probe, masked):
+def test_a_weak_track_is_bridged_where_its_hold_from_both_sides_covers_it(hit_frames, probe, masked):
     from app.core.gapfill import TrackHits, bridged_segments
 
-    hits = {f: Detections.empty(NAMES) for f in range(100)}
+    weak = {f: Detections.empty(NAMES) for f in range(100)}
     for f in hit_frames:
-        hits[f] = dets([100, 100, 140, 130])
+        weak[f] = Detections(np.array([[100, 100, 140, 130]], np.float32), [0.3], [0], NAMES)
     s = GapFillSettings(hold_frames=30, hold_per_hit=4)
-    plan = fill_gaps(hits, 100, (400, 400), NAMES, s)
+    plan = fill_gaps(weak, 100, (400, 400), NAMES, s)
     assert contains(plan[probe].xyxy, np.array([100, 100, 140, 130])) if masked else not len(plan[probe])
     frames = np.array(hit_frames)
-    parts = bridged_segments(TrackHits(0, 0, 0.9, frames, np.zeros((len(frames), 4), np.float32)), s)
+    track = TrackHits(0, 0, 0.3, frames, np.zeros((len(frames), 4), np.float32))
+    parts = bridged_segments(track, s)
     assert np.array_equal(np.concatenate([p.frames for p in parts]), frames)  # cut, nothing lost
-    off = bridged_segments(TrackHits(0, 0, 0.9, frames, np.zeros((len(frames), 4), np.float32)), GapFillSettings())
-    assert len(off) == 1  # without hold_per_hit every gap up to max_gap is bridged
+    assert len(bridged_segments(track, GapFillSettings())) == 1  # without hold_per_hit: bridged up to max_gap
+    # One confident hit (score >= sure_score) keeps every gap bridged.
+    sure = dict(weak)
+    sure[hit_frames[-1]] = dets([100, 100, 140, 130])
+    plan = fill_gaps(sure, 100, (400, 400), NAMES, s)
+    assert contains(plan[probe].xyxy, np.array([100, 100, 140, 130]))
