@@ -113,13 +113,13 @@ def _with_look_alike(rng: np.random.Generator, line: TextLine, classes: list[str
 
 
 def vary_scene(scene: ReadScene, rng: np.random.Generator, ordinary_share: float = 0.0,
-               pool: list[str] | None = None) -> ReadScene | None:  # fmt: skip
+               pool: list[str] | None = None, negative_share: float = 0.25) -> ReadScene | None:  # fmt: skip
     """A copy of ``scene`` whose labelled values are redrawn (``vary_line``), with per-character
     classes attached; None when the scene holds no such value."""
     lines, classes, changed = [], [], False
     for line in scene.lines:
         chars = list(scene.char_classes[len(lines)]) if scene.char_classes else char_labels(line, scene.labels)
-        varied = vary_line(rng, line, chars, ordinary_share=ordinary_share, pool=pool)
+        varied = vary_line(rng, line, chars, negative_share=negative_share, ordinary_share=ordinary_share, pool=pool)
         if varied is not None:
             line, chars = varied
             changed = True
@@ -131,13 +131,14 @@ def vary_scene(scene: ReadScene, rng: np.random.Generator, ordinary_share: float
 
 
 def varied_copies(scenes: list[ReadScene], copies: int, seed: int = 0, ordinary_share: float = 0.0,
-                  pool: list[str] | None = None) -> list[ReadScene]:  # fmt: skip
+                  pool: list[str] | None = None, negative_share: float = 0.25) -> list[ReadScene]:  # fmt: skip
     """Up to ``copies`` varied copies of every scene (deterministic for ``seed``); with
-    ``ordinary_share`` > 0 short lines with nothing private become harmless text from ``pool``."""
+    ``ordinary_share`` > 0 short lines with nothing private become harmless text from ``pool``;
+    ``negative_share``: lines with nothing private that get one harmless look-alike word."""
     out = []
     for i, scene in enumerate(scenes):
         for c in range(copies):
-            varied = vary_scene(scene, np.random.default_rng([seed, i, c]), ordinary_share, pool)
+            varied = vary_scene(scene, np.random.default_rng([seed, i, c]), ordinary_share, pool, negative_share)
             if varied is not None:
                 out.append(varied)
     return out

@@ -51,6 +51,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
                    help="in the text-level variants, this share of short lines with nothing private become "
                         "harmless text shaped like a lone name ('Cafeteria', 'STOP', 'Title: Holiday Plans'; "
                         "training.text.variety.ordinary_line; default %(default)s)")
+    p.add_argument("--look-alike-share", type=float, default=0.25, metavar="SHARE",
+                   help="in the text-level variants, the share of lines with nothing private that get one harmless "
+                        "username-shaped word ('open-source', 'com-pu-ter', 'PowerPoint'; default %(default)s)")
     p.add_argument("--cached-only", action="store_true", help="train on the scenes already read; run no OCR")
     return p.parse_args(argv)
 
@@ -87,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     n_test = max(1, int(round(len(scenes) * args.test_share)))
     t_ocr = time.perf_counter() - t0
     pool = common_words(words.word_table(), name_table()) if args.ordinary_lines > 0 else None
-    copies = varied_copies(scenes[:-n_test], args.varied_copies, args.seed, args.ordinary_lines, pool) if args.varied_copies else []
+    copies = varied_copies(scenes[:-n_test], args.varied_copies, args.seed, args.ordinary_lines, pool,
+                           args.look_alike_share) if args.varied_copies else []
     extra += copies
     model, result = train(scenes[:-n_test] + extra, scenes[-n_test:], name_table(), args.dim, args.epochs, args.threshold,
                           {"varied_test": varied_test} if varied_test else None)  # fmt: skip
