@@ -22,7 +22,6 @@ import json
 import logging
 import re
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -39,7 +39,6 @@ from app.core.errors import VpdError
 from app.core.live import LiveMasker, LiveOptions, run_live
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
-from app.core.redact import integer_boxes
 from app.media.video_export import ExportOptions, export_video
 from app.media.video_synthetic import ColourKeyDetector, DropoutDetector, SyntheticSource, write_synthetic_clip
 

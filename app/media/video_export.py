@@ -23,7 +23,6 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -353,7 +352,7 @@ def _write(inp: VideoInput, source: Path, target: Path, pipeline: Pipeline, opti
     """Pass 2: decode again, redact each frame, encode; audio packets remuxed as they come."""
     sink: VideoFileSink | None = None
     pending_audio: list = []
-    n = filled = hits = detected = 0
+    n = filled = hits = 0
     last_pts = None
     rotation, size = 0, (0, 0)
 

@@ -3,10 +3,9 @@ banner whenever protection is paused (the engine failed closed)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QRadioButton, QSizePolicy, QVBoxLayout, QWidget)  # fmt: skip

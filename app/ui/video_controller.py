@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QImage
 
 from app.core.errors import Cancelled, VpdError
 from app.core.pipeline import Pipeline

@@ -1,6 +1,5 @@
 """speed_checks: the free-batch copy of a detector gives the same outputs; edit distance; rendered screens."""
 
-import numpy as np
 
 from training import speed_checks as sc
 from vpd_testkit import make_detector_onnx
