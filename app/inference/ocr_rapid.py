@@ -175,8 +175,8 @@ class OcrPiiDetector:
     @property
     def class_names(self) -> tuple[str, ...]:
         """The taxonomy's on-screen text PII classes, plus those of the enabled specialists that read
-        the same lines: ``license_plate`` (``plates``), document regions (``documents``) and
-        ``street_sign`` (``signs``)."""
+        the same lines: ``license_plate`` (``plates``), document regions (``documents``),
+        ``street_sign`` (``signs``) and ``shop_sign`` / ``house_number`` (``shop_signs``)."""
         extra = ((PLATE_CLASSES if self.settings.plates else ()) + (DOCUMENT_REGION_CLASSES if self.settings.documents else ())
                  + (SIGN_CLASSES if self.settings.signs else ()) + (SHOP_SIGN_CLASSES if self.settings.shop_signs else ()))  # fmt: skip
         return TEXT_PII + tuple(c for c in dict.fromkeys(extra) if c not in TEXT_PII)
@@ -196,8 +196,10 @@ class OcrPiiDetector:
         with an engine built by ``from_package``), both in frame pixels of a (H, W, 3) uint8 BGR frame."""
         if frame.shape[0] < 8 or frame.shape[1] < 8:
             return [], []
-        result = self.engine(np.ascontiguousarray(frame), return_word_box=True)
         recorder = getattr(self.engine, "build_final_output", None)
+        if isinstance(recorder, UnreadLines):
+            recorder.last = []  # RapidOCR skips its last step when it finds no line
+        result = self.engine(np.ascontiguousarray(frame), return_word_box=True)
         unread = [TextLine("", q, s) for q, s in recorder.last] if isinstance(recorder, UnreadLines) else []
         if result.boxes is None or result.txts is None:
             return [], unread

@@ -143,14 +143,31 @@ def test_no_house_number_on_a_screen():
     assert len(shop_sign_candidates([line("127", 300, 200, 380, 250, score=0.99)], screen())) == 0
 
 
+class EngineWithUnread(FakeOcrEngine):
+    """A fake RapidOCR whose wrapped last step notes the ``unread`` lines; like RapidOCR it skips
+    that step on a frame where it finds no line."""
+
+    def __init__(self, lines, unread):
+        super().__init__(lines)
+        self.unread = unread
+        self.build_final_output = UnreadLines(lambda *a: None)
+
+    def __call__(self, img, return_word_box=True):
+        if self.lines or self.unread:
+            self.build_final_output.last = list(self.unread)
+        return super().__call__(img, return_word_box)
+
+
 def test_ocr_passes_unread_lines_and_emits_both_classes_unless_switched_off():
-    engine = FakeOcrEngine([("127", quad(300, 200, 380, 250), 0.99)])
-    engine.build_final_output = UnreadLines(lambda *a: None)
-    engine.build_final_output.last = [(np.array(quad(200, 100, 470, 140), np.float32), 0.0)]  # a board it could not read
+    board = (np.array(quad(200, 100, 470, 140), np.float32), 0.0)  # a board it could not read
+    engine = EngineWithUnread([("127", quad(300, 200, 380, 250), 0.99)], [board])
     on = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False))
     assert {"shop_sign", "house_number"} <= set(on.class_names)
     assert sorted(on.detect(wall()).labels) == ["house_number", "shop_sign"]
     assert len(on.last_unread) == 1 and on.last_unread[0].text == "" and on.last_run.lines == 1
+    engine.lines, engine.unread = [], []  # a frame with no line: no stale unread line from the last one
+    assert len(on.detect(wall())) == 0 and on.last_unread == []
+    engine.lines, engine.unread = [("127", quad(300, 200, 380, 250), 0.99, ())], [board]
     off = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False, shop_signs=False))
     assert not {"shop_sign", "house_number"} & set(off.class_names)
     assert not {"shop_sign", "house_number"} & set(off.detect(wall()).labels)
