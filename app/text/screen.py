@@ -18,7 +18,8 @@ from app.core.detections import Detections, Source, concat
 from app.core.policy import TEXT_PII
 from app.text.classifier import LineReading, TextPiiClassifier
 from app.text.layout import line_contexts
-from app.text.lines import TextLine, fit_rows_to_ink, span_xyxy
+from app.text.ink import ink_xyxy
+from app.text.lines import TextLine, span_xyxy
 from app.text.recognisers import find_pii
 from app.text.regions import (DOCUMENT_CLASSES, Region, address_blocks, document_fields, looks_like_document, mrz_regions,
                               read_detector_box, reads_as_ordinary_text, template_spans_inside)  # fmt: skip
@@ -50,13 +51,15 @@ class ScreenReading:
                           sources=np.full(n, source, np.int8))  # fmt: skip
 
 
-def _span_box(frame: np.ndarray):
-    return lambda line, start, end: fit_rows_to_ink(frame, span_xyxy(line, start, end))
+def span_box_function(frame: np.ndarray):
+    """``(line, start, end) -> xyxy``: the box over a span of a line read from ``frame``, trimmed to
+    the span's ink (``app.text.ink``) so the redaction padding grows the ink, not the loose line box."""
+    return lambda line, start, end: ink_xyxy(frame, span_xyxy(line, start, end))
 
 
 def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiClassifier | None) -> ScreenReading:
     """Boxes to hide for ``lines`` read from ``frame`` (H, W, 3) uint8 BGR."""
-    box = _span_box(frame)
+    box = span_box_function(frame)
     quality = {id(l): 0.6 + 0.4 * min(1.0, l.score) for l in lines}
     if classifier is None:
         regions = [Region(box(line, s.start, s.end), s.class_name, s.score * quality[id(line)], s.recogniser)
@@ -86,7 +89,7 @@ def refine(fused: Detections, reading: ScreenReading) -> Detections:
         return fused
     labels = fused.labels
     from_detector = fused.sources == Source.DETECTOR
-    span_box = _span_box(reading.frame)
+    span_box = span_box_function(reading.frame)
     drop = np.zeros(len(fused), bool)
     added: list[Region] = []
     narrowed: list[Region] = []  # detector text boxes cut down to the words the reading backs

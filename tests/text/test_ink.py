@@ -1,0 +1,147 @@
+"""Span boxes trimmed to their ink: tighter masks, and no glyph pixel left visible."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from app.core.geometry import pad_xyxy
+from app.core.redact import RedactionSettings, integer_boxes
+from app.text.ink import ink_xyxy
+from app.text.lines import TextLine, span_xyxy
+
+
+def flat(h=40, w=120, grey=245):
+    return np.full((h, w, 3), grey, np.uint8)
+
+
+def test_flat_background_is_trimmed_to_the_ink_plus_margin():
+    img = flat()
+    img[15:25, 30:70] = 20
+    assert ink_xyxy(img, np.array([10, 2, 100, 38], np.float32)).tolist() == [29, 14, 71, 26]
+
+
+def test_gradient_background_is_trimmed_too():
+    img = (np.linspace(200, 240, 40)[:, None, None] + np.zeros((40, 120, 3))).astype(np.uint8)
+    img[15:25, 30:70] = 20
+    assert ink_xyxy(img, np.array([10, 2, 100, 38], np.float32)).tolist() == [29, 14, 71, 26]
+
+
+def test_underline_and_border_stop_the_trim():
+    img = flat()
+    img[15:25, 30:70] = 20
+    img[30, :] = 120  # an underline (or a row border) across the whole box: never trimmed away
+    assert ink_xyxy(img, np.array([10, 2, 100, 38], np.float32))[3] >= 31
+    tinted = flat()
+    tinted[:8] = 200  # the box starts on a tinted strip above the text: not its background, kept
+    tinted[15:25, 30:70] = 20
+    assert ink_xyxy(tinted, np.array([10, 2, 100, 38], np.float32))[1] == 2
+
+
+def test_noise_and_blank_boxes_are_left_alone():
+    box = np.array([10, 2, 100, 38], np.float32)
+    noise = np.random.default_rng(0).integers(0, 255, (40, 120, 3), dtype=np.uint8)
+    assert ink_xyxy(noise, box).tolist() == box.tolist()
+    assert ink_xyxy(flat(), box).tolist() == box.tolist()
+    assert ink_xyxy(flat(), np.array([10, 10, 12, 30], np.float32)).tolist() == [10, 10, 12, 30]  # too small
+
+
+def test_an_edge_through_a_glyph_moves_out_to_where_the_ink_ends():
+    img = flat()
+    img[15:25, 30:64] = 20
+    out = ink_xyxy(img, np.array([10, 2, 60, 38], np.float32))  # the right edge cuts the "word"
+    assert out[2] == 65
+    far = flat(w=200)
+    far[15:25, 30:190] = 20  # ink runs on past the reach: the edge stays where it was
+    assert ink_xyxy(far, np.array([10, 2, 60, 38], np.float32))[2] == 60
+
+
+# Rendered text: every glyph pixel (any coverage) must stay under the padded mask.
+
+# from fonts-dejavu-core and fonts-liberation2 (installed by ``make test``)
+FONTS = ("DejaVuSans.ttf", "DejaVuSerif.ttf", "LiberationSans-Italic.ttf", "LiberationSerif-Italic.ttf", "DejaVuSans-Bold.ttf")
+FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation2"),
+             Path("/usr/share/fonts/truetype/liberation"), Path("/usr/share/fonts/TTF"))  # fmt: skip
+CASES = [  # text, index of the private word, font, size, background BGR, ink BGR, underline, JPEG
+    ("From Jürgen Åström today", 1, 0, 18, (250, 250, 250), (30, 30, 30), False, False),
+    ("Email gyq_jqp@example.com now", 1, 1, 22, (250, 250, 250), (40, 40, 40), False, True),
+    ("Sent by Zoë Pérez-López", 2, 2, 28, (36, 32, 30), (235, 235, 235), False, False),
+    ("Contact Björn Quigley", 1, 3, 15, (215, 240, 255), (20, 20, 20), True, False),
+    ("User @jay.pig_99 here", 1, 4, 36, (250, 250, 250), (200, 90, 20), True, True),
+    ("Note: Ólafur Çağla jQuery", 2, 0, 13, (245, 240, 240), (60, 60, 60), False, False),
+]
+
+
+def _font(name):
+    for folder in FONT_DIRS:
+        if (folder / name).is_file():
+            return folder / name
+    pytest.skip(f"font {name} not installed (Debian: fonts-dejavu-core fonts-liberation2)")
+
+
+def render_line(text, word_index, font_name, size, bg, ink_bgr, underline, jpeg):
+    """A frame with one line of text, a loose OCR-like TextLine for it (line box about twice the
+    text height, word boxes a little off) and the glyph coverage (H, W) bool of the chosen word."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(_font(font_name)), size)
+    h, w = size * 4, int(font.getlength(text)) + 80
+    canvas = np.tile(np.array(bg, np.float32), (h, w, 1))
+    x, top = 40, int(size * 1.5)
+    words, word_quads, private = text.split(" "), [], None
+    for i, word in enumerate(words):
+        layer = Image.new("L", (w, h), 0)
+        draw = ImageDraw.Draw(layer)
+        draw.text((x, top), word, font=font, fill=255)
+        adv = font.getlength(word)
+        if underline and i == word_index:
+            uy = top + font.getmetrics()[0] + max(1, size // 12)
+            draw.line([(x, uy), (x + adv, uy)], fill=255, width=max(1, size // 14))
+        alpha = np.asarray(layer, np.float32)[..., None] / 255
+        canvas = canvas * (1 - alpha) + np.array(ink_bgr, np.float32) * alpha
+        if i == word_index:
+            private = alpha[..., 0] > 0
+        # OCR word boxes are rough: a few pixels short or long at either end
+        word_quads.append((word, np.array([[x + 2, top], [x + adv - 3, top], [x + adv - 3, top + size], [x + 2, top + size]], np.float32)))
+        x += int(adv + font.getlength(" "))
+    frame = canvas.round().astype(np.uint8)
+    if jpeg:
+        frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])[1], cv2.IMREAD_COLOR)
+    y0, y1 = top - size // 2, top + int(size * 1.5)  # a loose line box, as the OCR's detector gives
+    quad = np.array([[36, y0], [x, y0], [x, y1], [36, y1]], np.float32)
+    start = sum(len(wd) + 1 for wd in words[:word_index])
+    return frame, TextLine(text, quad, 0.99, tuple(word_quads)), (start, start + len(words[word_index])), private
+
+
+def _mask(box, hw):
+    s = RedactionSettings()
+    x0, y0, x1, y1 = integer_boxes(pad_xyxy(np.asarray(box, np.float32)[None], s.padding, s.min_padding_px, hw), hw)[0]
+    mask = np.zeros(hw, bool)
+    mask[y0:y1, x0:x1] = True
+    return mask
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_rendered_words_stay_fully_hidden_and_the_mask_shrinks(case):
+    text, word_index, font, size, bg, ink_bgr, underline, jpeg = case
+    frame, line, (start, end), glyphs = render_line(text, word_index, FONTS[font], size, bg, ink_bgr, underline, jpeg)
+    loose = span_xyxy(line, start, end)
+    tight = ink_xyxy(frame, loose)
+    mask = _mask(tight, frame.shape[:2])
+    assert not (glyphs & ~mask).any(), f"{int((glyphs & ~mask).sum())} glyph pixels of {text.split()[word_index]!r} visible"
+    assert mask.sum() < 0.8 * _mask(loose, frame.shape[:2]).sum()
+
+
+def test_read_screen_boxes_a_name_by_its_ink():
+    from app.text.recognisers import find_pii  # noqa: F401 - the rule path needs no model file
+    from app.text.screen import read_screen
+
+    frame, line, (start, end), glyphs = render_line("Email gyq_jqp@example.com now", 1, FONTS[0], 22,
+                                                    (250, 250, 250), (40, 40, 40), False, False)  # fmt: skip
+    regions = read_screen([line], frame, None).regions
+    assert [r.class_name for r in regions] == ["email"]
+    ys, xs = np.nonzero(glyphs)
+    x0, y0, x1, y1 = regions[0].xyxy
+    assert x0 <= xs.min() and y0 <= ys.min() and x1 >= xs.max() + 1 and y1 >= ys.max() + 1
+    assert y1 - y0 <= 1.2 * (ys.max() + 1 - ys.min())
