@@ -20,7 +20,7 @@ TEXT_PII = (
 )  # fmt: skip
 DOCUMENT_OBJECTS = ("id_card", "passport", "payment_card", "receipt", "ticket", "shipping_label")  # a receipt names a place, a time, a card
 CODES = ("qr_code", "barcode", "signature")
-LOCATION = ("street_sign", "house_number", "map_view")
+LOCATION = ("street_sign", "house_number", "shop_sign", "map_view")  # a shop sign names the street a photo was taken in
 
 # Named presets. A demanding user's defaults: hide what identifies someone, but do not black out
 # whole people, chat bubbles or documents unless asked (those hide the content being shared).

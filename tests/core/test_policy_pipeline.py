@@ -40,6 +40,14 @@ def test_unknown_preset_lists_choices():
     assert PRESETS["everything"] is None
 
 
+@pytest.mark.parametrize("preset", ["screenshots", "streaming"])
+def test_location_indicators_are_hidden_by_default(preset):
+    """Signs and numbers that name a street are hidden in photos and streams; documents mode leaves them."""
+    for name in ("street_sign", "house_number", "shop_sign", "map_view"):
+        assert name in PRESETS[preset]
+    assert "shop_sign" not in PRESETS["documents"]
+
+
 def test_detections_validate_shapes_and_class_range():
     with pytest.raises(ValueError):
         Detections(np.zeros((2, 4)), np.zeros(1), np.zeros(2), NAMES)
