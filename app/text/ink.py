@@ -60,7 +60,7 @@ def _edge_shift(inward: np.ndarray, outward: np.ndarray, background: np.ndarray,
 def _lines(image: np.ndarray, rows: slice, cols: slice, axis: int, flip: bool) -> np.ndarray:
     """Rows (axis 0) or columns (axis 1) of ``image[rows, cols]`` as (L, N, C) int16, in scan order."""
     part = image[rows, cols].astype(np.int16)
-    part = part.reshape(part.shape[0], part.shape[1], -1)
+    part = part.reshape(part.shape[0], part.shape[1], image.shape[2] if image.ndim == 3 else 1)
     part = part if axis == 0 else part.transpose(1, 0, 2)
     return part[::-1] if flip else part
 

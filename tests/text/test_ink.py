@@ -57,6 +57,20 @@ def test_an_edge_through_a_glyph_moves_out_to_where_the_ink_ends():
     assert ink_xyxy(far, np.array([10, 2, 60, 38], np.float32))[2] == 60
 
 
+@pytest.mark.parametrize("at", [(0, 0), (80, 0), (0, 22), (80, 22)], ids=["top-left", "top-right", "bottom-left", "bottom-right"])
+def test_boxes_at_the_frame_edges_and_grey_frames(at):
+    x, y = at
+    img = flat()
+    img[y + 5 : y + 15, x + 10 : x + 30] = 20  # a block of "ink" near one corner of the frame
+    box = np.array([x, y, x + 40, y + 18], np.float32)
+    expected = [x + 9, y + 4, x + 31, y + 16]
+    assert ink_xyxy(img, box).tolist() == expected
+    assert ink_xyxy(img[..., 0], box).tolist() == expected
+    edge = flat()
+    edge[y + 5 : y + 15, : x + 30] = 20  # ink running into the frame's border: the edge stays
+    assert ink_xyxy(edge, np.array([max(0, x - 2), y, x + 40, y + 18], np.float32))[0] == max(0, x - 2)
+
+
 # Rendered text: every glyph pixel (any coverage) must stay under the padded mask.
 
 # from fonts-dejavu-core and fonts-liberation2 (installed by ``make test``)
