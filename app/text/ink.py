@@ -22,6 +22,9 @@ import numpy as np
 TOLERANCE = 24  # grey levels: faint anti-aliasing and JPEG ringing of text are above this
 STEP = 12  # largest median change between neighbouring background rows (gradients change ~1-2)
 MIN_SIDE = 4  # crops smaller than this are left alone
+# Beyond the ink, as a share of its height (at least 1 px, for anti-aliasing fainter than
+# ``TOLERANCE``); the redaction padding, which grows with the text, comes on top.
+MARGIN = 0.0
 
 
 def _plain(lines: np.ndarray, background: np.ndarray, tolerance: int) -> np.ndarray:
@@ -65,12 +68,12 @@ def _lines(image: np.ndarray, rows: slice, cols: slice, axis: int, flip: bool) -
     return part[::-1] if flip else part
 
 
-def ink_xyxy(image: np.ndarray, box: np.ndarray, margin_px: float = 1.0, tolerance: int = TOLERANCE,
+def ink_xyxy(image: np.ndarray, box: np.ndarray, margin: float = MARGIN, tolerance: int = TOLERANCE,
              step: int = STEP, reach: float = 0.5) -> np.ndarray:  # fmt: skip
     """``box`` (4,) xyxy float32 in pixels of ``image`` ((H, W) or (H, W, C) uint8) fitted to the ink
     it holds: plain background rows and columns at its edges are cut off, and an edge that cuts
     through ink moves out to where the ink ends (a glyph the OCR box or the character widths left
-    out), by at most ``reach`` × the text height. A moved edge gets ``margin_px`` beyond the ink. A
+    out), by at most ``reach`` × the text height. A moved edge gets ``margin`` × the ink's height (at least 1 px) beyond the ink. A
     box with no ink, or too small, comes back unchanged."""
     box = np.asarray(box, np.float32)
     h, w = image.shape[:2]
@@ -94,6 +97,7 @@ def ink_xyxy(image: np.ndarray, box: np.ndarray, margin_px: float = 1.0, toleran
     left = _edge_shift(band, _lines(image, rows, slice(max(0, x0 - far), x0), 1, True), background, tolerance, step)
     right = _edge_shift(band[::-1], _lines(image, rows, slice(x1, min(w, x1 + far)), 1, False), background, tolerance, step)
     new_x0, new_x1 = x0 - left, x1 + right
+    margin_px = max(1.0, margin * (new_y1 - new_y0))
     out = np.array(box, np.float32)
     for i, (shift, edge, outward) in enumerate(((left, new_x0, -1), (top, new_y0, -1), (right, new_x1, 1), (bottom, new_y1, 1))):
         if shift < 0:  # trimmed: the margin stays inside the old box
