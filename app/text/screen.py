@@ -53,8 +53,20 @@ class ScreenReading:
 
 def span_box_function(frame: np.ndarray):
     """``(line, start, end) -> xyxy``: the box over a span of a line read from ``frame``, trimmed to
-    the span's ink (``app.text.ink``) so the redaction padding grows the ink, not the loose line box."""
-    return lambda line, start, end: ink_xyxy(frame, span_xyxy(line, start, end))
+    the span's ink (``app.text.ink``) so the redaction padding grows the ink, not the loose line box.
+    Vertically it spans the whole line's ink, so that every mask on a line has one height and does
+    not draw the outline of the hidden word (its ascenders and descenders)."""
+    line_ink: dict[int, np.ndarray] = {}
+
+    def box(line: TextLine, start: int, end: int) -> np.ndarray:
+        if id(line) not in line_ink:
+            line_ink[id(line)] = ink_xyxy(frame, span_xyxy(line, 0, len(line.text)))
+        out = ink_xyxy(frame, span_xyxy(line, start, end))
+        full = line_ink[id(line)]
+        out[1], out[3] = min(out[1], full[1]), max(out[3], full[3])
+        return out
+
+    return box
 
 
 def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiClassifier | None) -> ScreenReading:

@@ -159,3 +159,19 @@ def test_read_screen_boxes_a_name_by_its_ink():
     x0, y0, x1, y1 = regions[0].xyxy
     assert x0 <= xs.min() and y0 <= ys.min() and x1 >= xs.max() + 1 and y1 >= ys.max() + 1
     assert y1 - y0 <= 1.2 * (ys.max() + 1 - ys.min())
+
+
+def test_every_mask_on_a_line_has_the_line_height_so_no_word_outline_shows():
+    from app.text.screen import span_box_function
+
+    frame, line, (start, end), glyphs = render_line("hello ocean gypsy", 1, FONTS[0], 22,
+                                                    (250, 250, 250), (40, 40, 40), False, False)  # fmt: skip
+    _, _, _, all_glyphs = render_line("hello ocean gypsy", 0, FONTS[0], 22, (250, 250, 250), (40, 40, 40), False, False)
+    _, _, _, low_glyphs = render_line("hello ocean gypsy", 2, FONTS[0], 22, (250, 250, 250), (40, 40, 40), False, False)
+    box = span_box_function(frame)
+    ocean = box(line, start, end)  # x-height letters only
+    hello, gypsy = box(line, 0, 5), box(line, end + 1, len(line.text))
+    assert ocean[1] == hello[1] == gypsy[1] and ocean[3] == hello[3] == gypsy[3]
+    top, bottom = np.nonzero(all_glyphs)[0].min(), np.nonzero(low_glyphs)[0].max() + 1
+    assert ocean[1] <= top and ocean[3] >= bottom  # from the ascenders of "hello" to the descenders of "gypsy"
+    assert ocean[3] - ocean[1] <= 1.3 * (bottom - top)
