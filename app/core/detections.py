@@ -66,6 +66,17 @@ class Detections:
         """Zero boxes over the given class table."""
         return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int32), tuple(class_names))
 
+    @classmethod
+    def from_lists(cls, class_names: Sequence[str], source: int, boxes: Sequence[np.ndarray], scores: Sequence[float],
+                   class_ids: Sequence[int] | None = None) -> "Detections":  # fmt: skip
+        """Boxes ((4,) xyxy each) and their scores, all found by ``source``, as ``Detections`` over
+        ``class_names``; every box is class 0 when ``class_ids`` is None. No boxes give ``empty``."""
+        n = len(boxes)
+        if not n:
+            return cls.empty(class_names)
+        ids = np.zeros(n, np.int32) if class_ids is None else class_ids
+        return cls(np.stack(boxes), scores, ids, tuple(class_names), sources=np.full(n, int(source), np.int8))
+
     def __len__(self) -> int:
         return len(self.xyxy)
 

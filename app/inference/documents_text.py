@@ -312,12 +312,8 @@ def document_regions(lines: Sequence[TextLine], frame: np.ndarray, rules: Docume
 def document_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: DocumentRules = DocumentRules()) -> Detections:
     """``document_regions`` as ``Detections`` over ``DOCUMENT_REGION_CLASSES``, ``Source.OCR``."""
     regions = document_regions(lines, frame, rules)
-    if not regions:
-        return Detections.empty(DOCUMENT_REGION_CLASSES)
-    n = len(regions)
-    return Detections(np.stack([r.xyxy for r in regions]), np.array([r.score for r in regions], np.float32),
-                      np.array([DOCUMENT_REGION_CLASSES.index(r.class_name) for r in regions], np.int32),
-                      DOCUMENT_REGION_CLASSES, sources=np.full(n, int(Source.OCR), np.int8))  # fmt: skip
+    return Detections.from_lists(DOCUMENT_REGION_CLASSES, Source.OCR, [r.xyxy for r in regions], [r.score for r in regions],
+                                 [DOCUMENT_REGION_CLASSES.index(r.class_name) for r in regions])  # fmt: skip
 
 
 def attach_portraits(fused: Detections, reach: float = 0.8, max_face_share: float = 0.9) -> Detections:

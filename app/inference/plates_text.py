@@ -142,11 +142,7 @@ def plate_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: PlateR
             continue
         boxes.append(plate_box(line.quad, hw, rules))
         scores.append(rules.score * min(1.0, 0.5 + 0.5 * line.score))
-    if not boxes:
-        return Detections.empty(PLATE_CLASSES)
-    n = len(boxes)
-    return Detections(np.stack(boxes), np.array(scores, np.float32), np.zeros(n, np.int32), PLATE_CLASSES,
-                      sources=np.full(n, int(Source.OCR), np.int8))  # fmt: skip
+    return Detections.from_lists(PLATE_CLASSES, Source.OCR, boxes, scores)
 
 
 def confirm_plates(fused: Detections, rules: PlateRules = PlateRules()) -> Detections:

@@ -144,12 +144,8 @@ def _linked(boxes: np.ndarray, h: np.ndarray, rules: FacadeRules) -> np.ndarray:
 
 
 def _detections(found: list[tuple[np.ndarray, float, int]], hw: tuple[int, int]) -> Detections:
-    if not found:
-        return Detections.empty(SHOP_SIGN_CLASSES)
-    n = len(found)
-    return Detections(clip_xyxy(np.stack([f[0] for f in found]), hw), np.array([f[1] for f in found], np.float32),
-                      np.array([f[2] for f in found], np.int32), SHOP_SIGN_CLASSES,
-                      sources=np.full(n, int(Source.OCR), np.int8))  # fmt: skip
+    boxes = list(clip_xyxy(np.stack([f[0] for f in found]), hw)) if found else []
+    return Detections.from_lists(SHOP_SIGN_CLASSES, Source.OCR, boxes, [f[1] for f in found], [f[2] for f in found])
 
 
 def shop_sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: FacadeRules = FacadeRules()) -> Detections:

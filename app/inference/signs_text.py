@@ -170,8 +170,4 @@ def sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: SignRul
         h = float(np.median(b[:, 3] - b[:, 1]))
         grown = span + np.array([-rules.grow_x * h, -rules.grow_y * h, rules.grow_x * h, rules.grow_y * h], np.float32)
         found.append((clip_xyxy(grown[None], hw)[0], rules.score * min(1.0, 0.5 + 0.5 * min(read[k].score for k in group))))
-    if not found:
-        return Detections.empty(SIGN_CLASSES)
-    n = len(found)
-    return Detections(np.stack([f[0] for f in found]), np.array([f[1] for f in found], np.float32),
-                      np.zeros(n, np.int32), SIGN_CLASSES, sources=np.full(n, int(Source.OCR), np.int8))  # fmt: skip
+    return Detections.from_lists(SIGN_CLASSES, Source.OCR, [f[0] for f in found], [f[1] for f in found])

@@ -55,6 +55,15 @@ def test_detections_validate_shapes_and_class_range():
         Detections(np.zeros((1, 4)), np.zeros(1), np.array([7]), NAMES)
 
 
+def test_detections_from_lists_fills_classes_and_source():
+    none = Detections.from_lists(("a", "b"), Source.OCR, [], [])
+    assert len(none) == 0 and none.class_names == ("a", "b")
+    one = Detections.from_lists(("a", "b"), Source.OCR, [np.array([1, 2, 3, 4])], [0.5])
+    assert one.labels == ["a"] and one.sources.tolist() == [Source.OCR] and one.xyxy.dtype == np.float32
+    two = Detections.from_lists(("a", "b"), Source.FACE, [np.zeros(4), np.ones(4)], [0.1, 0.2], [1, 0])
+    assert two.labels == ["b", "a"] and set(two.sources.tolist()) == {Source.FACE}
+
+
 def test_concat_unifies_class_tables():
     a = dets([[0, 0, 5, 5, 0.9, 1]])
     b = Detections(np.array([[1, 1, 2, 2]]), [0.8], [0], ("license_plate",), sources=[Source.FACE])
