@@ -32,17 +32,22 @@ def _plain(lines: np.ndarray, background: np.ndarray, tolerance: int) -> np.ndar
     colour being the ``background`` (C,) one (a line along a glyph stroke is one colour too)."""
     if not lines.size:
         return np.zeros(len(lines), bool)
-    median = np.median(lines, axis=1)
-    uniform = np.abs(lines - median[:, None, :]).max(axis=(1, 2)) <= tolerance
+    median, uniform = _one_colour(lines, tolerance)
     return uniform & (np.abs(median - background).max(axis=1) <= tolerance)
+
+
+def _one_colour(lines: np.ndarray, tolerance: int) -> tuple[np.ndarray, np.ndarray]:
+    """The median colour (L, C) of each of ``lines`` (L, N, C) and whether all its pixels lie
+    within ``tolerance`` of it (L,) bool."""
+    median = np.median(lines, axis=1)
+    return median, np.abs(lines - median[:, None, :]).max(axis=(1, 2)) <= tolerance
 
 
 def _plain_count(lines: np.ndarray, background: np.ndarray, tolerance: int, step: int) -> int:
     """How many of the leading ``lines`` (L, N, C) int16 are plain background, in order: the first
     of the ``background`` colour, each one colour and close to the one before (a gradient, not an
     underline, a border or a glyph stroke)."""
-    median = np.median(lines, axis=1)  # (L, C)
-    plain = np.abs(lines - median[:, None, :]).max(axis=(1, 2)) <= tolerance
+    median, plain = _one_colour(lines, tolerance)
     plain[1:] &= np.abs(np.diff(median, axis=0)).max(axis=1) <= step
     plain[0] &= bool(np.abs(median[0] - background).max() <= tolerance)
     return int(np.argmin(plain)) if not plain.all() else len(lines)
