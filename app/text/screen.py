@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -33,22 +34,18 @@ PAGE_CLASSES = ("passport", "id_card", "payment_card")
 
 @dataclass
 class ScreenReading:
-    """One frame as read: the line readings (classifier path only), the boxes found, the frame."""
+    """One frame as read: the line readings (classifier path only), the boxes found, the frame and
+    the span-box function used on it (``span_box_function``; ``refine`` reuses its per-line work)."""
 
     readings: list[LineReading] = field(default_factory=list)
     regions: list[Region] = field(default_factory=list)
     frame: np.ndarray | None = None
+    span_box: Callable[[TextLine, int, int], np.ndarray] | None = None
 
     def detections(self, source: Source = Source.OCR) -> Detections:
         """The regions as ``Detections`` over ``TEXT_PII``, tagged ``source``."""
-        if not self.regions:
-            return Detections.empty(TEXT_PII)
-        index = {n: i for i, n in enumerate(TEXT_PII)}
-        n = len(self.regions)
-        return Detections(np.array([r.xyxy for r in self.regions], np.float32).reshape(n, 4),
-                          np.array([r.score for r in self.regions], np.float32),
-                          np.array([index[r.class_name] for r in self.regions], np.int32), TEXT_PII,
-                          sources=np.full(n, source, np.int8))  # fmt: skip
+        return Detections.from_lists(TEXT_PII, source, [r.xyxy for r in self.regions], [r.score for r in self.regions],
+                                     [TEXT_PII.index(r.class_name) for r in self.regions])  # fmt: skip
 
 
 def span_box_function(frame: np.ndarray):
@@ -76,14 +73,14 @@ def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiCla
     if classifier is None:
         regions = [Region(box(line, s.start, s.end), s.class_name, s.score * quality[id(line)], s.recogniser)
                    for line, ctx in zip(lines, line_contexts(lines)) for s in find_pii(line.text, ctx.label_text)]  # fmt: skip
-        return ScreenReading([], regions, frame)
+        return ScreenReading([], regions, frame, box)
     readings = classifier.read(lines)
     regions = [Region(box(r.line, s.start, s.end), s.class_name, s.score * quality[id(r.line)], s.recogniser)
                for r in readings for s in r.spans]  # fmt: skip
     for area in mrz_regions(readings):
         regions = template_spans_inside(regions, readings, area) + document_fields(readings, area, box)
     regions += address_blocks(readings)
-    return ScreenReading(readings, regions, frame)
+    return ScreenReading(readings, regions, frame, box)
 
 
 def refine(fused: Detections, reading: ScreenReading) -> Detections:
@@ -101,7 +98,7 @@ def refine(fused: Detections, reading: ScreenReading) -> Detections:
         return fused
     labels = fused.labels
     from_detector = fused.sources == Source.DETECTOR
-    span_box = span_box_function(reading.frame)
+    span_box = reading.span_box or span_box_function(reading.frame)
     drop = np.zeros(len(fused), bool)
     added: list[Region] = []
     narrowed: list[Region] = []  # detector text boxes cut down to the words the reading backs
