@@ -186,3 +186,68 @@ def test_short_harmless_lines_can_become_ordinary_words_shaped_like_a_name():
     new, classes = vary_line(np.random.default_rng(1), name, ["person_name"] * 3 + [None] + ["person_name"] * 3,
                              share=1.0, ordinary_share=1.0, pool=pool)  # fmt: skip
     assert "person_name" in classes  # lines with private values are never made harmless
+
+
+def test_ordinary_text_screens_label_only_the_names_among_title_case_words():
+    from training.text.ordinary import dictionary_page, headline_page, tile_grid, title_headline
+    from training.text.scenes import ordinary_scenes, scene_of
+
+    for fn in (tile_grid, dictionary_page):
+        image, labels = fn(np.random.default_rng(1))
+        assert image.ndim == 3 and labels == []  # category tiles and headwords are not private
+    bylines = []
+    for k in range(4):
+        image, labels = headline_page(np.random.default_rng(k))
+        assert {c for c, _ in labels} <= {"person_name"}
+        bylines += labels
+    assert bylines  # some headlines carry a byline with a person's name
+    heads = [title_headline(np.random.default_rng(k)) for k in range(20)]
+    assert all(len(h.split()) >= 2 for h in heads)
+    assert sum(all(w[:1].isupper() for w in h.split() if w[:1].isalpha()) for h in heads) >= 15  # title case
+    name, image, labels = scene_of(6, 0, ordinary=True)
+    assert name in ordinary_scenes() and scene_of(6, 0, ordinary=True)[2] == labels  # deterministic
+
+
+def test_long_harmless_lines_can_be_put_in_title_case():
+    from training.text.augment import vary_line
+
+    ln = line("the team mapped the river basin", 0, 0)
+    new, classes = vary_line(np.random.default_rng(0), ln, [None] * len(ln.text), title_share=1.0, negative_share=0.0)
+    assert new.text == "The Team Mapped The River Basin" and classes == [None] * len(new.text)
+    assert vary_line(np.random.default_rng(0), line("Read more", 0, 0), [None] * 9, title_share=1.0, negative_share=0.0) is None
+    named = line("call Ann Lee back today please", 0, 0)
+    classes = [None] * 5 + ["person_name"] * 3 + [None] + ["person_name"] * 3 + [None] * 19
+    out = vary_line(np.random.default_rng(0), named, classes, share=0.0, title_share=1.0, negative_share=0.0)
+    assert out is None  # a line with a private value keeps its case
+
+
+def test_restyled_values_include_bare_first_names_server_handles_and_plain_plus_phones():
+    from training.synth import fakedata as fd
+    from training.text.augment import new_value
+    from training.text.variety import phone, username
+
+    rng = np.random.default_rng(3)
+    people = [fd.make_person(rng, "en_US") for _ in range(200)]
+    assert any(username(rng, p) == p.first for p in people)
+    handles = [new_value(rng, "username", "@someone") for _ in range(60)]
+    assert all(h.startswith("@") and not h.startswith("@@") for h in handles)
+    assert any(h.count("@") == 2 for h in handles)  # @user@server
+    phones = [phone(rng, "(555) 123-4567") for _ in range(80)]
+    assert any(p.startswith("+") and p[1:].isdigit() for p in phones)
+    assert any(len(p.split()) == 3 and p.replace(" ", "").isdigit() for p in phones)
+
+
+def test_ordinary_scenes_train_and_an_ordinary_held_out_set_is_reported(tmp_path):
+    rng = np.random.default_rng(2)
+    for folder_name, count in (("7", 14), ("ordinary-6", 4), ("ordinary-7", 3)):
+        folder = tmp_path / "cache" / folder_name
+        folder.mkdir(parents=True)
+        for i in range(count):
+            (folder / f"{i:05d}.json").write_text(json.dumps(scene(i, rng)))
+    out = tmp_path / "m.npz"
+    argv = ["--cached-only", "--seed", "7", "--data", str(tmp_path / "cache"), "--out", str(out), "--dim", "4096",
+            "--epochs", "4", "--scenes", "14", "--ordinary-scenes", "4", "--ordinary-test", "3"]  # fmt: skip
+    assert cli.main(argv) == 0
+    result = json.loads(out.with_suffix(".json").read_text())
+    assert result["train_scenes"] == 12 + 4 and result["test_scenes"] == 2
+    assert result["ordinary_test"]["scenes"] == 3 and "varied_test" not in result

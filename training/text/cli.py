@@ -44,6 +44,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--varied-test-seed", type=int, default=5, help="seed of the varied held-out scenes (default %(default)s)")
     p.add_argument("--varied-test", type=int, default=0,
                    help="a second held-out set of varied scenes, reported as 'varied_test' (default %(default)s)")
+    p.add_argument("--ordinary-seed", type=int, default=6, help="seed of the ordinary-text scenes (default %(default)s)")
+    p.add_argument("--ordinary-scenes", type=int, default=0,
+                   help="training-only scenes of ordinary text shaped like names (title-case headlines, category "
+                        "tiles, dictionary pages; training.text.ordinary) among name-bearing screens, cached under "
+                        "<data>/ordinary-<seed> (default %(default)s)")
+    p.add_argument("--ordinary-test-seed", type=int, default=7, help="seed of the ordinary-text held-out scenes (default %(default)s)")
+    p.add_argument("--ordinary-test", type=int, default=0,
+                   help="a held-out set of ordinary-text scenes, reported as 'ordinary_test' (default %(default)s)")
     p.add_argument("--varied-copies", type=int, default=0,
                    help="text-level variants of each training scene of --seed: its names, usernames, phones and "
                         "birth dates redrawn in other styles (training.text.augment; default %(default)s)")
@@ -51,6 +59,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
                    help="in the text-level variants, this share of short lines with nothing private become "
                         "harmless text shaped like a lone name ('Cafeteria', 'STOP', 'Title: Holiday Plans'; "
                         "training.text.variety.ordinary_line; default %(default)s)")
+    p.add_argument("--title-lines", type=float, default=0.0, metavar="SHARE",
+                   help="in the text-level variants, this share of lines of four or more words with nothing private "
+                        "are put in title case as headlines print them (default %(default)s)")
     p.add_argument("--look-alike-share", type=float, default=0.25, metavar="SHARE",
                    help="in the text-level variants, the share of lines with nothing private that get one harmless "
                         "username-shaped word ('open-source', 'com-pu-ter', 'PowerPoint'; default %(default)s)")
@@ -71,10 +82,16 @@ def main(argv: list[str] | None = None) -> int:
             generate(args.data, args.varied_test_seed, args.varied_test, varied=True)
         if args.varied_scenes:
             generate(args.data, args.varied_seed, args.varied_scenes, varied=True)
+        if args.ordinary_test:
+            generate(args.data, args.ordinary_test_seed, args.ordinary_test, ordinary=True)
+        if args.ordinary_scenes:
+            generate(args.data, args.ordinary_seed, args.ordinary_scenes, ordinary=True)
     scenes = list(iter_scenes(args.data, args.seed))[: args.scenes]
     extra = list(iter_scenes(args.data, args.extra_seed))[: args.extra_scenes] if args.extra_scenes else []
     extra += list(iter_scenes(args.data, args.varied_seed, varied=True))[: args.varied_scenes] if args.varied_scenes else []
-    varied_test = list(iter_scenes(args.data, args.varied_test_seed, varied=True))[: args.varied_test] if args.varied_test else []
+    extra += list(iter_scenes(args.data, args.ordinary_seed, ordinary=True))[: args.ordinary_scenes] if args.ordinary_scenes else []
+    tests = {"varied_test": list(iter_scenes(args.data, args.varied_test_seed, varied=True))[: args.varied_test],
+             "ordinary_test": list(iter_scenes(args.data, args.ordinary_test_seed, ordinary=True))[: args.ordinary_test]}
     if len(scenes) < 10:
         print(f"error: only {len(scenes)} scenes under {args.data / str(args.seed)}; run without --cached-only", file=sys.stderr)
         return 2
@@ -91,10 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     t_ocr = time.perf_counter() - t0
     pool = common_words(words.word_table(), name_table()) if args.ordinary_lines > 0 else None
     copies = varied_copies(scenes[:-n_test], args.varied_copies, args.seed, args.ordinary_lines, pool,
-                           args.look_alike_share) if args.varied_copies else []
+                           args.look_alike_share, args.title_lines) if args.varied_copies else []
     extra += copies
     model, result = train(scenes[:-n_test] + extra, scenes[-n_test:], name_table(), args.dim, args.epochs, args.threshold,
-                          {"varied_test": varied_test} if varied_test else None)  # fmt: skip
+                          {k: v for k, v in tests.items() if v} or None)  # fmt: skip
     result["extra_scenes"] = len(extra)
     result["varied_copies"] = len(copies)
     result["words"] = words.word_table().source

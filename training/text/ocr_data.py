@@ -79,20 +79,23 @@ def char_labels(line: TextLine, labels) -> list[str | None]:
     return out
 
 
-def scene_folder(out_dir: Path, seed: int, varied: bool = False) -> Path:
-    """Cache folder of one seed: ``<out_dir>/<seed>``, or ``<out_dir>/varied-<seed>`` for the
-    restyled scenes (another scene table, so never mixed with the plain ones)."""
-    return out_dir / (f"varied-{seed}" if varied else str(seed))
+def scene_folder(out_dir: Path, seed: int, varied: bool = False, ordinary: bool = False) -> Path:
+    """Cache folder of one seed: ``<out_dir>/<seed>``, ``<out_dir>/varied-<seed>`` for the restyled
+    scenes or ``<out_dir>/ordinary-<seed>`` for the ordinary-text ones (other scene tables, so
+    never mixed with the plain ones)."""
+    return out_dir / (f"ordinary-{seed}" if ordinary else f"varied-{seed}" if varied else str(seed))
 
 
-def generate(out_dir: Path, seed: int, count: int, progress: bool = True, extra: bool = False, varied: bool = False) -> Path:
+def generate(out_dir: Path, seed: int, count: int, progress: bool = True, extra: bool = False, varied: bool = False,
+             ordinary: bool = False) -> Path:  # fmt: skip
     """Render ``count`` scenes of ``seed`` (from ``EXTRA_SCENES`` when ``extra``, from
-    ``VARIED_SCENES`` with restyled people when ``varied``), OCR them with the app's plug-in,
+    ``VARIED_SCENES`` with restyled people when ``varied``, from ``ORDINARY_SCENES`` when
+    ``ordinary``), OCR them with the app's plug-in,
     cache one JSON each (scenes already cached are skipped). Returns the folder."""
     from app.inference.ocr_rapid import OcrPiiDetector
     from training.text.scenes import scene_of
 
-    folder = scene_folder(out_dir, seed, varied)
+    folder = scene_folder(out_dir, seed, varied, ordinary)
     folder.mkdir(parents=True, exist_ok=True)
     ocr = OcrPiiDetector.from_package()
     t0, done = time.perf_counter(), 0
@@ -100,7 +103,7 @@ def generate(out_dir: Path, seed: int, count: int, progress: bool = True, extra:
         path = folder / f"{i:05d}.json"
         if path.exists():
             continue
-        name, image, labels = scene_of(seed, i, extra, varied)
+        name, image, labels = scene_of(seed, i, extra, varied, ordinary)
         lines = ocr.read_lines(image)
         record = {"name": name, "width": int(image.shape[1]), "height": int(image.shape[0]),
                   "labels": [[c, [round(v, 1) for v in b]] for c, b in labels], "lines": [_line_json(l) for l in lines]}  # fmt: skip
@@ -113,7 +116,8 @@ def generate(out_dir: Path, seed: int, count: int, progress: bool = True, extra:
     return folder
 
 
-def iter_scenes(out_dir: Path, seed: int, varied: bool = False) -> Iterator[ReadScene]:
-    """Every cached scene of ``seed`` (of the restyled table when ``varied``) in index order."""
-    for path in sorted(scene_folder(out_dir, seed, varied).glob("*.json")):
+def iter_scenes(out_dir: Path, seed: int, varied: bool = False, ordinary: bool = False) -> Iterator[ReadScene]:
+    """Every cached scene of ``seed`` (of the restyled table when ``varied``, of the ordinary-text
+    table when ``ordinary``) in index order."""
+    for path in sorted(scene_folder(out_dir, seed, varied, ordinary).glob("*.json")):
         yield load_scene(path)

@@ -364,15 +364,28 @@ VARIED_SCENES: dict[str, tuple[Callable[[np.random.Generator], Scene], float]] =
 }
 
 
-def scene_of(seed: int, i: int, extra: bool = False, varied: bool = False) -> tuple[str, np.ndarray, list]:
+def ordinary_scenes() -> dict[str, tuple[Callable[[np.random.Generator], Scene], float]]:
+    """Version 6 data (``--ordinary-scenes``): title-case headlines, category tiles and dictionary
+    pages (``training.text.ordinary``) among screens whose names sit in chat headers, list rows
+    and feeds, all rendered with restyled people."""
+    from training.text import ordinary as o
+
+    return {"headline_page": (o.headline_page, 1.6), "tile_grid": (o.tile_grid, 0.8),
+            "dictionary_page": (o.dictionary_page, 0.6), "mobile_chat": (g.GENERATORS["mobile_chat"].fn, 0.5),
+            "mobile_contacts": (g.GENERATORS["mobile_contacts"].fn, 0.5), "user_table": (user_table, 0.3),
+            "user_list_varied": (lambda rng: user_list(rng, varied=True), 0.5), "activity_feed": (activity_feed, 0.5),
+            "message_thread": (message_thread, 0.3)}  # fmt: skip
+
+
+def scene_of(seed: int, i: int, extra: bool = False, varied: bool = False, ordinary: bool = False) -> tuple[str, np.ndarray, list]:
     """Deterministic scene ``i`` of ``seed``: (scene name, BGR image, [(class, xyxy)]); from
     ``EXTRA_SCENES`` when ``extra``, from ``VARIED_SCENES`` with restyled people when ``varied``,
-    else from ``SCENES``."""
+    from ``ordinary_scenes()`` (restyled people too) when ``ordinary``, else from ``SCENES``."""
     rng = np.random.default_rng([seed, i])
-    table = VARIED_SCENES if varied else EXTRA_SCENES if extra else SCENES
+    table = ordinary_scenes() if ordinary else VARIED_SCENES if varied else EXTRA_SCENES if extra else SCENES
     names = list(table)
     weights = np.array([table[n][1] for n in names])
     name = names[int(rng.choice(len(names), p=weights / weights.sum()))]
-    with varied_people() if varied else nullcontext():
+    with varied_people() if varied or ordinary else nullcontext():
         image, labels = table[name][0](rng)
     return name, image, [(str(c), tuple(float(v) for v in b)) for c, b in labels]

@@ -38,7 +38,7 @@ def ascii_word(s: str) -> str:
 def username(rng: np.random.Generator, p: fd.Person) -> str:
     """A username in one of the styles people pick: the synthetic lower-case one, CamelCase
     ``FirstLast``, ``First_Last``, ``First.Last``, a first name with digits, joined words,
-    initials, surname-first, with or without trailing digits."""
+    initials, surname-first, with or without trailing digits, or the bare first name."""
     first, last = ascii_word(p.first) or "Alex", ascii_word(p.last) or "Smith"
     words = [str(w) for w in rng.choice(USER_WORDS, 2, replace=False)]
     digits = str(int(rng.integers(1, 2030)))
@@ -46,8 +46,14 @@ def username(rng: np.random.Generator, p: fd.Person) -> str:
               "".join(words), f"{words[0]}{first}", f"{first[0]}{last}", f"{last}{first[0]}".lower(),
               f"{first}-{last}".lower(), f"{first.lower()}_{last.lower()}{digits[-2:]}", f"{last}.{first}".lower(),
               f"{first}{last[0]}{digits[-2:]}", f"{words[0].lower()}_{first.lower()}", f"{first[0]}.{last}",
-              f"{first}{words[1]}{digits[-1]}", f"{last.upper()}{digits[-2:]}")  # fmt: skip
+              f"{first}{words[1]}{digits[-1]}", f"{last.upper()}{digits[-2:]}", first, first.lower())  # fmt: skip
     return str(styles[int(rng.integers(0, len(styles)))])
+
+
+def instance(rng: np.random.Generator) -> str:
+    """A made-up fediverse server name for a ``@user@server`` handle: "toot.space", "bird.social"."""
+    head = str(rng.choice(["mastodon", "social", "toot", "fedi", "mas", "masto", fd.faker_for(rng, "en_US").word()]))
+    return f"{head}.{rng.choice(['social', 'org', 'de', 'io', 'im', 'space', 'online', 'xyz', 'uk', 'net'])}"
 
 
 def person_name(rng: np.random.Generator, first: str, last: str) -> str:
@@ -61,15 +67,19 @@ def person_name(rng: np.random.Generator, first: str, last: str) -> str:
 
 
 def phone(rng: np.random.Generator, original: str) -> str:
-    """``original`` (Faker's national format) or the same digits written another way: bare, in
-    international form, grouped with dots, dashes or brackets, with an extension."""
+    """``original`` (Faker's national format) or the same digits written another way: bare, with a
+    bare "+", in international form, grouped with dots, dashes, spaces or brackets, with an extension."""
     digits = re.sub(r"\D", "", original)
     if len(digits) < 8:
         return original
     d = digits[-10:]
-    kind = int(rng.integers(0, 9))
+    kind = int(rng.integers(0, 11))
     if kind == 1:
         return d
+    if kind == 9:  # a message app's recipient picker: "+" and the digits, nothing between
+        return f"+{d}"
+    if kind == 10:
+        return f"{d[:4]} {d[4:7]} {d[7:]}" if rng.random() < 0.5 else f"{d[:3]} {d[3:6]} {d[6:]}"
     if kind == 2:
         return f"+{rng.choice(['1', '33', '44', '49', '34', '39', '31'])}{d}"
     if kind == 3:
@@ -233,3 +243,9 @@ def ordinary_line(rng: np.random.Generator, pool: list[str]) -> str:
     if kind == 2:
         return f"{word().title()} {word().title()}"
     return f"{rng.choice(ORDINARY_LABELS)}: " + " ".join(word().title() if rng.random() < 0.7 else word() for _ in range(int(rng.integers(1, 4))))
+
+
+def title_case(text: str) -> str:
+    """``text`` as a headline or title prints it: each word's first letter in capitals, the rest
+    kept ("the new version's here" -> "The New Version's Here")."""
+    return " ".join(w[:1].upper() + w[1:] for w in text.split(" "))
