@@ -12,7 +12,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from . import photo, screens_desktop as sd, screens_mobile as sm, screens_web as sw
+from . import photo, screens_cards as scards, screens_desktop as sd, screens_mobile as sm, screens_web as sw
 from . import scenes_objects as so, scenes_screen as sc, scenes_street as ss
 from .qtkit import Canvas
 from .ui import theme, toast
@@ -97,6 +97,8 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("password_manager", sd.render_password_manager, frozenset({"username", "password", "verification_code", "secret_key", "email"}), 0.8, 0.1),
     Generator("widget_form", sd.render_widget_form, frozenset({"person_name", "email", "phone_number", "username", "password"}), 0.5, 0.1),
     Generator("desktop_composite", desktop_composite, frozenset({"avatar"}), 0.8, 0.1),
+    # Harmless cards, banners, tiles and big numbers: negatives for payment_card, notification, codes, house numbers.
+    Generator("screens_cards", scards.render_cards_page, scards.CARDS_CLASSES, 1.0, 0.15),
     Generator("photo_documents", photo_documents, frozenset(DOC_OBJECTS) | {"person_name", "signature"}, 4.0, 0.55),
     Generator("photo_street", photo_street, frozenset(STREET_OBJECTS), 2.2, 0.5),
     Generator("screen_photo", screen_photo, frozenset(), 0.6, 0.6),
