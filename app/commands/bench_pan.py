@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Sequence
 
 import cv2
 import numpy as np
@@ -204,22 +206,29 @@ def score_file(clip: PanClip, output: Path, drawn: dict[int, list[Region]] | Non
     return score
 
 
-def bench_pan_export(clips: list[PanClip], work: Path, deface: str | None, repeats: int = 1) -> None:
-    """Export each clip with ``vpd-redact video`` (defaults) and deface, alternating; print figures."""
+def bench_pan_export(clips: list[PanClip], work: Path, deface: str | None, repeats: int = 1,
+                     variants: Sequence[str] = ()) -> None:  # fmt: skip
+    """Export each clip with ``vpd-redact video`` (defaults), with each of ``variants`` (extra
+    ``vpd-redact video`` arguments, e.g. ``"--stride 4"``) and with deface, alternating; print
+    figures."""
     for clip in clips:
         for rep in range(repeats):
-            boxes = work / f"{clip.path.stem}_ours_{rep}_boxes.jsonl"
-            tools = [("ours", [sys.executable, "-m", "app", "video", str(clip.path), "--boxes-json", str(boxes), "-o"])]
+            tools = []
+            for k, extra in enumerate(["", *variants]):
+                boxes = work / f"{clip.path.stem}_ours{k}_{rep}_boxes.jsonl"
+                label = f"ours [{extra}]" if extra else "ours"
+                tools.append((label, f"ours{k}", boxes, [sys.executable, "-m", "app", "video", str(clip.path),
+                                                         *shlex.split(extra), "--boxes-json", str(boxes), "-o"]))  # fmt: skip
             if deface:
-                tools.append(("deface", [deface, str(clip.path), "--replacewith", "solid", "-o"]))
-            for name, cmd in tools:
-                out = work / f"{clip.path.stem}_{name}_{rep}.mp4"
+                tools.append(("deface", "deface", None, [deface, str(clip.path), "--replacewith", "solid", "-o"]))
+            for name, key, boxes, cmd in tools:
+                out = work / f"{clip.path.stem}_{key}_{rep}.mp4"
                 out.unlink(missing_ok=True)
                 cost = run_measured(cmd + [str(out)])
                 if cost.returncode != 0 or not out.exists():
                     print(f"pan export {clip.path.stem} {name}: FAILED (exit {cost.returncode}): {cost.stderr_tail.strip()[-300:]}")
                     continue
-                score = score_file(clip, out, read_drawn_boxes(boxes) if name == "ours" else None)
+                score = score_file(clip, out, read_drawn_boxes(boxes) if boxes is not None else None)
                 print(f"pan export {clip.path.stem} {name}: {score.frames / cost.wall:.2f} fps ({score.frames} frames in "
                       f"{cost.wall:.1f} s wall, model loading included), {score.frames / cost.cpu:.2f} frames per CPU "
                       f"second ({cost.cpu:.1f} s CPU), peak RSS {cost.peak_mb:.0f} MB; {score.summary()}")  # fmt: skip

@@ -53,6 +53,9 @@ def add_parser(sub) -> None:
     p.add_argument("--pan-frames", type=int, default=150, help="frames per pan clip (default: %(default)s)")
     p.add_argument("--deface", default="deface", help="deface command to compare with ('' skips it)")
     p.add_argument("--repeats", type=int, default=1, help="pan export repeats per tool (default: %(default)s)")
+    p.add_argument("--export-variant", action="append", default=[], metavar="ARGS",
+                   help="pan-export: also export with these extra 'vpd-redact video' arguments, alternating with "
+                        "the defaults (repeatable; e.g. --export-variant='--full-look-every 1')")  # fmt: skip
     p.add_argument("--frames", type=int, default=90, help="frames per export clip (default: %(default)s)")
     p.add_argument("--sizes", default="1280x720,1920x1080", help="export clip sizes (default: %(default)s)")
     p.add_argument("--strides", default=f"1,{DEFAULT_STRIDE}", help="detector strides to time (default: %(default)s)")
@@ -102,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                 deface = shutil.which(args.deface) if args.deface else None
                 if args.deface and deface is None:
                     print(f"note: {args.deface!r} not found; deface not compared")
-                bench_pan_export(clips, work, deface, args.repeats)
+                bench_pan_export(clips, work, deface, args.repeats, args.export_variant)
             if "pan-live" in parts:
                 bench_pan_live(clips, pipeline, LiveOptions(hold_s=args.hold, fps=30.0))
             if "pan-replay" in parts:

@@ -34,7 +34,7 @@ from app.media.video_export import ExportOptions, FirstPass, collect_first_pass,
 def _cache_key(clip: Path, pipeline: Pipeline, options: ExportOptions) -> str:
     h = hashlib.sha256(clip.read_bytes())
     h.update(repr((tuple(d.name for d in pipeline.detectors), pipeline.class_names, options.stride,
-                   options.ocr_stride, options.ocr_every_s)).encode())  # fmt: skip
+                   options.ocr_stride, options.ocr_every_s, options.full_look_every)).encode())  # fmt: skip
     return h.hexdigest()[:16]
 
 

@@ -184,10 +184,20 @@ class CenterFaceDetector(FaceDetectorBase):
 
     def detect(self, frame: np.ndarray) -> Detections:
         """Face boxes for a (H, W, 3) uint8 BGR frame, in frame pixels."""
+        return self._detect(frame, self.settings.max_side)
+
+    def detect_quick(self, frame: np.ndarray) -> Detections:
+        """A cheaper look for video frames between full looks: the input's longer side halved
+        (a quarter of the pixels and of the CPU). It finds the faces that are large enough at
+        that size (≈ 32 px and up in a 720p frame) and misses small ones, so video export uses it
+        only between full looks, whose hits the gap filling carries across it."""
+        return self._detect(frame, max(32, self.settings.max_side // 2))
+
+    def _detect(self, frame: np.ndarray, max_side: int) -> Detections:
         t0 = time.perf_counter()
         if min(frame.shape[:2]) < 16:
             return Detections.empty(FACE_CLASSES)
-        tensor, (sx, sy) = preprocess(frame, self.settings.max_side)
+        tensor, (sx, sy) = preprocess(frame, max_side)
         heat, scale, offset, _ = self.session.run(list(OUTPUT_NAMES), {self._input_name: tensor})
         xyxy, scores = decode_centerface(heat, scale, offset, tensor.shape[2:], self.settings.threshold, self.settings.nms_iou)
         xyxy = scale_boxes(xyxy / np.array([sx, sy, sx, sy], np.float32), self.settings.box_scale, frame.shape[:2])

