@@ -239,7 +239,7 @@ def test_restyled_values_include_bare_first_names_server_handles_and_plain_plus_
 
 def test_ordinary_scenes_train_and_an_ordinary_held_out_set_is_reported(tmp_path):
     rng = np.random.default_rng(2)
-    for folder_name, count in (("7", 14), ("ordinary-6", 4), ("ordinary-7", 3)):
+    for folder_name, count in (("7", 14), ("ordinary-8", 4), ("ordinary-9", 3)):
         folder = tmp_path / "cache" / folder_name
         folder.mkdir(parents=True)
         for i in range(count):

@@ -44,12 +44,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--varied-test-seed", type=int, default=5, help="seed of the varied held-out scenes (default %(default)s)")
     p.add_argument("--varied-test", type=int, default=0,
                    help="a second held-out set of varied scenes, reported as 'varied_test' (default %(default)s)")
-    p.add_argument("--ordinary-seed", type=int, default=6, help="seed of the ordinary-text scenes (default %(default)s)")
+    p.add_argument("--ordinary-seed", type=int, default=8, help="seed of the ordinary-text scenes (default %(default)s)")
     p.add_argument("--ordinary-scenes", type=int, default=0,
                    help="training-only scenes of ordinary text shaped like names (title-case headlines, category "
                         "tiles, dictionary pages; training.text.ordinary) among name-bearing screens, cached under "
                         "<data>/ordinary-<seed> (default %(default)s)")
-    p.add_argument("--ordinary-test-seed", type=int, default=7, help="seed of the ordinary-text held-out scenes (default %(default)s)")
+    p.add_argument("--ordinary-test-seed", type=int, default=9, help="seed of the ordinary-text held-out scenes (default %(default)s)")
     p.add_argument("--ordinary-test", type=int, default=0,
                    help="a held-out set of ordinary-text scenes, reported as 'ordinary_test' (default %(default)s)")
     p.add_argument("--varied-copies", type=int, default=0,

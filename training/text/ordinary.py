@@ -15,7 +15,8 @@ learnable, but only when such text is among the training scenes. Three screens o
 
 They are drawn together with the restyled people of ``variety.varied_people`` and with the screens
 whose names sit in chat headers, list rows and feeds, so that not every title-case line is harmless.
-The words come from ``variety.common_words`` (ordinary English words that are not popular names).
+The words come from ``variety.common_words``: ordinary English words, in headlines and headwords
+also those that are popular names too ("Deep", "Will", "Rich"), on tiles only those that are not.
 """
 
 from __future__ import annotations
@@ -42,18 +43,20 @@ CREDITS = ("By ", "Photo: ", "Words by ", "Reporting by ", "Edited by ", "Story 
 PARTS_OF_SPEECH = ("noun", "verb", "adj.", "adv.", "n.", "v.", "adjective", "plural noun", "phrasal verb")
 
 
-@lru_cache(maxsize=1)
-def word_pool() -> tuple[str, ...]:
-    """Common English words that are not popular first or last names (``variety.common_words``)."""
+@lru_cache(maxsize=2)
+def word_pool(names_too: bool = False) -> tuple[str, ...]:
+    """Common English words (``variety.common_words``); unless ``names_too``, without those that
+    are also popular first or last names. A headline's "Deep", "Will" or "Rich" is a common word
+    although it is a name too, and the rest of the line shows it; a lone tile "Grace" is not."""
     from app.text import words
     from app.text.gazetteer import name_table
     from training.text.variety import common_words
 
-    return tuple(common_words(words.word_table(), name_table()))
+    return tuple(common_words(words.word_table(), name_table(), keep_names=names_too))
 
 
-def _word(rng: np.random.Generator) -> str:
-    pool = word_pool()
+def _word(rng: np.random.Generator, names_too: bool = False) -> str:
+    pool = word_pool(names_too)
     return str(pool[int(rng.integers(0, len(pool)))])
 
 
@@ -61,7 +64,7 @@ def title_headline(rng: np.random.Generator) -> str:
     """A headline in title case built from common words: "Scientists Discover Rare Species Deep In
     The Amazon Rainforest", "Why Garden Prices Keep Rising", "Storm Warning For Coast"."""
     kind = int(rng.integers(0, 4))
-    w = lambda: _word(rng).title()  # noqa: E731
+    w = lambda: _word(rng, names_too=True).title()  # noqa: E731
     if kind == 0:
         words = [w(), str(rng.choice(VERBS)), w(), w(), str(rng.choice(SMALL)), "The", str(rng.choice(PLACES))]
     elif kind == 1:
@@ -152,7 +155,7 @@ def dictionary_page(rng: np.random.Generator) -> Scene:
     fi = make_font(fam, 15, italic=True)
     y = 40.0
     while y < h - 80:
-        word = _word(rng)
+        word = _word(rng, names_too=True)
         style = int(rng.integers(0, 4))
         head = hyphenate(word, rng) if style == 1 else hyphenate(word, rng).replace("-", "·") if style == 2 else word
         head = head.title() if style == 3 else head

@@ -218,15 +218,17 @@ ORDINARY_LABELS = ("Title", "Subject", "Category", "Project", "Topic", "Product"
                    "Model", "Colour", "Brand", "Department", "Course", "Room", "Plan", "Genre", "Theme", "Section")  # fmt: skip
 
 
-def common_words(words, names, min_zipf: int = 4) -> list[str]:
+def common_words(words, names, min_zipf: int = 4, keep_names: bool = False) -> list[str]:
     """Ordinary English words to draw harmless text from: alphabetic, 4+ letters, used at least
-    10^(min_zipf - 9) of the time (``app.text.words``), and not a popular first or last name
-    (ranked in some country's top 1,000), so "Grace" stays a name. Sorted, for determinism."""
+    10^(min_zipf - 9) of the time (``app.text.words``), and (unless ``keep_names``) not a popular
+    first or last name (ranked in some country's top 1,000), so "Grace" stays a name. Sorted, for
+    determinism."""
     def popular(w: str) -> bool:
         ranks = [r for r in (names.first_rank(w), names.last_rank(w)) if r is not None]
         return bool(ranks) and min(ranks) <= 1000
 
-    return sorted(w for w, z in words.en.items() if z >= min_zipf and w.isalpha() and len(w) >= 4 and not popular(w))
+    return sorted(w for w, z in words.en.items()
+                  if z >= min_zipf and w.isalpha() and len(w) >= 4 and (keep_names or not popular(w)))  # fmt: skip
 
 
 def ordinary_line(rng: np.random.Generator, pool: list[str]) -> str:
