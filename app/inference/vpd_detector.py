@@ -16,6 +16,7 @@ from app.core.decode import DecodeSettings, decode_yolo
 from app.core.detections import Detections, Source
 from app.core.geometry import letterbox, unletterbox_xyxy
 from app.core.tiling import merge_tiled, needs_tiling, plan_tiles, truncated_mask
+from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence
 from app.inference.box_plausibility import SizePlausibility
 from app.inference.metadata import ModelMetadata, read_metadata
 from app.model_files import model_path
@@ -67,6 +68,8 @@ class VpdDetector:
         tiling: TilingSettings = TilingSettings(),
         model_path: Path | None = None,
         size_check: SizePlausibility | None = SizePlausibility(),
+        code_check: CodeEvidence | None = CodeEvidence(),
+        card_check: RenderedCardEvidence | None = RenderedCardEvidence(),
     ) -> None:
         self.session = session
         self.metadata = metadata
@@ -81,6 +84,8 @@ class VpdDetector:
         self.tiles_reused = 0
         self.calibration = ScoreCalibration(metadata.class_conf)
         self.size_check = size_check  # None: keep boxes of any size
+        self.code_check = code_check  # None: keep weak code boxes that do not decode
+        self.card_check = card_check  # None: keep weak payment cards on flat colour with no number
 
     @classmethod
     def from_path(
@@ -120,9 +125,15 @@ class VpdDetector:
     def detect(self, frame: np.ndarray) -> Detections:
         """Detections for a (H, W, 3) uint8 BGR frame in frame pixels; tiled when the frame is large.
         Scores are calibrated per class (``ScoreCalibration``, from the model's metadata); weak boxes
-        far larger than their class ever was in training are dropped (``SizePlausibility``)."""
+        far larger than their class ever was in training are dropped (``SizePlausibility``), and so
+        are weak ones that the pixels under them contradict on a rendered screen (``box_evidence``:
+        a code that should decode and does not, a card with no number)."""
         found = self.calibration.apply(self.detect_raw(frame), frame.shape[:2])
-        return self.size_check.apply(found, frame.shape[:2]) if self.size_check is not None else found
+        if self.size_check is not None:
+            found = self.size_check.apply(found, frame.shape[:2])
+        for evidence in (self.code_check, self.card_check):
+            found = evidence.apply(found, frame) if evidence is not None else found
+        return found
 
     def detect_raw(self, frame: np.ndarray) -> Detections:
         """``detect`` with the model's own, uncalibrated scores (used to calibrate them)."""

@@ -1,0 +1,141 @@
+"""Does the frame show what a weak detector box claims? Checks on the pixels under the box.
+
+A box the detector is sure of (``strong_score``, the calibrated "more likely right than wrong")
+is never checked: a blurred plate or code must stay hidden. A weak one is dropped only where the
+frame gives cheap, direct evidence against it:
+
+* Codes on screens (``CodeEvidence``): a code drawn on a rendered screen (flat colour,
+  ``plates_text.looks_rendered``) is pixel-exact, so one large enough for its modules to be a
+  couple of pixels wide (a QR code), or its bars (a barcode), decodes (zxing-cpp, the decoder
+  ``codes_zxing`` uses); a weak ``qr_code`` / ``barcode`` box of that size on a screen whose crop
+  decodes to nothing is an avatar, an icon or a row of text. Smaller boxes are kept: a code too
+  small to decode may still be one. In camera pictures nothing is dropped: blur, perspective and
+  wear keep real codes from decoding (on the real pack's held-back photos, 4 of 83 real QR codes
+  that the detector boxed weakly did not decode in their crop). Without zxing-cpp nothing is dropped.
+* Cards on screens (``RenderedCardEvidence``): a payment card in a photo is a camera picture;
+  on a rendered screen (flat colour, ``plates_text.looks_rendered``) a card is drawn by an app,
+  and what makes it private is the number printed on it. A weak ``payment_card`` box on flat
+  colour with no ``card_number`` box of the detector inside is a UI card (a message row, a
+  profile card, a banner) and is dropped.
+
+Boxes are xyxy float32 in frame pixels; frames (H, W, 3) uint8 BGR.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.inference.plates_text import looks_rendered
+
+log = logging.getLogger(__name__)
+
+# Modules across a symbol, quiet zone excluded: a version-3 QR code (29, a typical URL) and an
+# EAN-13 / UPC-A barcode (95). zxing reads a sharp symbol from about 2 px a module.
+QR_MODULES = 29
+BARCODE_MODULES = 95
+PX_PER_MODULE = 2.0
+
+
+def _zxing():
+    try:
+        import zxingcpp
+    except ImportError:
+        return None
+    return zxingcpp
+
+
+@dataclass(frozen=True)
+class CodeEvidence:
+    """Weak detector code boxes that should decode and do not (see the module).
+
+    ``margin``: the crop is the box grown by this share of its sides, so a box that cuts the
+    symbol's edge still holds the whole symbol and some quiet zone. ``flat_share``: the
+    rendered-screen test of ``looks_rendered``."""
+
+    strong_score: float = 0.5
+    px_per_module: float = PX_PER_MODULE
+    margin: float = 0.15
+    flat_share: float = 0.6
+
+    def decodable_size(self, detections: Detections) -> np.ndarray:
+        """(N,) bool: ``qr_code`` boxes whose short side, and ``barcode`` boxes whose long side,
+        span ``QR_MODULES`` / ``BARCODE_MODULES`` modules at ``px_per_module``."""
+        labels = np.array(detections.labels, dtype=object)
+        w = detections.xyxy[:, 2] - detections.xyxy[:, 0]
+        h = detections.xyxy[:, 3] - detections.xyxy[:, 1]
+        qr = (labels == "qr_code") & (np.minimum(w, h) >= QR_MODULES * self.px_per_module)
+        bar = (labels == "barcode") & (np.maximum(w, h) >= BARCODE_MODULES * self.px_per_module)
+        return qr | bar
+
+    def unreadable(self, detections: Detections, frame: np.ndarray) -> np.ndarray:
+        """(N,) bool: weak detector code boxes of a decodable size on a rendered screen whose crop of
+        ``frame`` decodes to no symbol."""
+        out = np.zeros(len(detections), bool)
+        zxing = _zxing()
+        if zxing is None or not len(detections):
+            return out
+        candidates = self.decodable_size(detections) & (detections.scores < self.strong_score)
+        candidates &= detections.sources == Source.DETECTOR
+        h, w = frame.shape[:2]
+        for i in np.flatnonzero(candidates):
+            if not looks_rendered(frame, detections.xyxy[i], self.flat_share):
+                continue
+            x0, y0, x1, y1 = detections.xyxy[i]
+            mx, my = self.margin * (x1 - x0), self.margin * (y1 - y0)
+            crop = frame[int(max(0, y0 - my)) : int(min(h, y1 + my)), int(max(0, x0 - mx)) : int(min(w, x1 + mx))]
+            out[i] = not zxing.read_barcodes(np.ascontiguousarray(crop), try_invert=False)
+        return out
+
+    def apply(self, detections: Detections, frame: np.ndarray) -> Detections:
+        """``detections`` without the ``unreadable`` boxes."""
+        drop = self.unreadable(detections, frame)
+        if drop.any():
+            log.debug("dropped %d weak code box(es) that do not decode", int(drop.sum()))
+        return detections.take(~drop) if drop.any() else detections
+
+
+@dataclass(frozen=True)
+class RenderedCardEvidence:
+    """Weak detector payment-card boxes on a rendered screen with no card number inside (see the
+    module). ``flat_share``: the rendered-screen test of ``looks_rendered``; ``inside``: share of a
+    ``card_number`` box's area that must lie within the card box."""
+
+    strong_score: float = 0.5
+    flat_share: float = 0.6
+    inside: float = 0.5
+
+    def numberless_ui_cards(self, detections: Detections, frame: np.ndarray) -> np.ndarray:
+        """(N,) bool: weak ``payment_card`` boxes of the detector that lie on flat colour in
+        ``frame`` and hold no ``card_number`` box of ``detections``."""
+        out = np.zeros(len(detections), bool)
+        names = detections.class_names
+        if not len(detections) or "payment_card" not in names:
+            return out
+        cards = (detections.class_ids == names.index("payment_card")) & (detections.scores < self.strong_score)
+        cards &= detections.sources == Source.DETECTOR
+        numbers = detections.xyxy[detections.class_ids == names.index("card_number")] if "card_number" in names else \
+            np.zeros((0, 4), np.float32)  # fmt: skip
+        for i in np.flatnonzero(cards):
+            if _holds_any(detections.xyxy[i], numbers, self.inside):
+                continue
+            out[i] = looks_rendered(frame, detections.xyxy[i], self.flat_share)
+        return out
+
+    def apply(self, detections: Detections, frame: np.ndarray) -> Detections:
+        """``detections`` without the ``numberless_ui_cards``."""
+        drop = self.numberless_ui_cards(detections, frame)
+        return detections.take(~drop) if drop.any() else detections
+
+
+def _holds_any(outer_xyxy: np.ndarray, boxes_xyxy: np.ndarray, share: float) -> bool:
+    """True when at least ``share`` of some box's area lies inside ``outer_xyxy``."""
+    if not len(boxes_xyxy):
+        return False
+    ix = np.clip(np.minimum(boxes_xyxy[:, 2], outer_xyxy[2]) - np.maximum(boxes_xyxy[:, 0], outer_xyxy[0]), 0, None)
+    iy = np.clip(np.minimum(boxes_xyxy[:, 3], outer_xyxy[3]) - np.maximum(boxes_xyxy[:, 1], outer_xyxy[1]), 0, None)
+    area = np.maximum((boxes_xyxy[:, 2] - boxes_xyxy[:, 0]) * (boxes_xyxy[:, 3] - boxes_xyxy[:, 1]), 1e-6)
+    return bool((ix * iy / area >= share).any())

@@ -1,0 +1,100 @@
+"""Box evidence: weak detector code boxes of a decodable size must decode, weak payment cards on a
+rendered screen must hold a card number; confident boxes, small codes and camera pictures are kept."""
+
+from __future__ import annotations
+
+import io
+
+import cv2
+import numpy as np
+import pytest
+
+from app.core.detections import Detections, Source
+from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence
+
+NAMES = ("qr_code", "barcode", "payment_card", "card_number")
+
+
+def dets(boxes, scores, classes, sources=None):
+    n = len(boxes)
+    return Detections(np.array(boxes, np.float32).reshape(n, 4), np.array(scores, np.float32), np.array(classes, np.int32),
+                      NAMES, sources=np.array(sources if sources is not None else [Source.DETECTOR] * n, np.int8))  # fmt: skip
+
+
+def qr_frames() -> tuple[np.ndarray, np.ndarray, list[float]]:
+    """A 400 x 600 rendered screen (flat white, a grey icon) and a camera-like frame (noise), each with
+    a real QR code at 4 px a module; the code's xyxy."""
+    segno = pytest.importorskip("segno")
+    pytest.importorskip("zxingcpp")
+    buf = io.BytesIO()
+    segno.make("https://example.com/u/jane.doe", micro=False).save(buf, kind="png", scale=4, border=4)
+    qr = cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)
+    screen = np.full((400, 600, 3), 255, np.uint8)
+    cv2.circle(screen, (350, 150), 45, (120, 120, 120), -1)  # an avatar / icon
+    photo = np.random.default_rng(0).integers(90, 170, (400, 600, 3), dtype=np.uint8)
+    for frame in (screen, photo):
+        frame[40 : 40 + qr.shape[0], 40 : 40 + qr.shape[1]] = qr
+    return screen, photo, [56.0, 56.0, 24.0 + qr.shape[1], 24.0 + qr.shape[0]]  # the symbol without its quiet zone
+
+
+def test_weak_code_boxes_on_a_screen_large_enough_to_decode_must_decode():
+    screen, photo, qr_xyxy = qr_frames()
+    found = dets([qr_xyxy,  # weak, on a real code: decodes
+                  [300, 100, 400, 200],  # weak 100 px "QR" on the icon: should decode and does not
+                  [300, 100, 400, 200],  # the same, confident
+                  [320, 120, 370, 170],  # weak 50 px "QR": too small to be sure a code would decode
+                  [300, 300, 500, 360],  # weak 200 px "barcode" on white
+                  [300, 300, 480, 360],  # weak 180 px "barcode": short of 95 modules at 2 px
+                  [300, 100, 400, 200]],  # an OCR box of the class: not the detector's
+                 [0.3, 0.3, 0.7, 0.3, 0.3, 0.3, 0.3], [0, 0, 0, 0, 1, 1, 0],
+                 [Source.DETECTOR] * 6 + [Source.OCR])  # fmt: skip
+    check = CodeEvidence()
+    assert check.decodable_size(found).tolist() == [True, True, True, False, True, False, True]
+    assert check.unreadable(found, screen).tolist() == [False, True, False, False, True, False, False]
+    assert len(check.apply(found, screen)) == 5
+    # in a camera picture blur and perspective keep real codes from decoding: nothing is dropped
+    assert not check.unreadable(found, photo).any()
+    assert len(check.apply(dets([], [], []), screen)) == 0
+
+
+def _screen_with_card() -> np.ndarray:
+    """A rendered screen: white, one grey rounded 'card' (a UI list row) with a dark text bar."""
+    frame = np.full((400, 600, 3), 255, np.uint8)
+    cv2.rectangle(frame, (50, 50), (450, 200), (235, 235, 235), -1)
+    cv2.rectangle(frame, (80, 100), (300, 120), (30, 30, 30), -1)
+    return frame
+
+
+def test_weak_payment_cards_on_a_rendered_screen_need_a_card_number():
+    screen = _screen_with_card()
+    card = [50, 50, 450, 200]
+    check = RenderedCardEvidence()
+    assert check.numberless_ui_cards(dets([card], [0.3], [2]), screen).tolist() == [True]
+    assert len(check.apply(dets([card], [0.3], [2]), screen)) == 0
+    assert check.numberless_ui_cards(dets([card], [0.8], [2]), screen).tolist() == [False]  # confident
+    with_number = dets([card, [80, 100, 300, 120]], [0.3, 0.2], [2, 3])
+    assert check.numberless_ui_cards(with_number, screen).tolist() == [False, False]
+    photo = np.random.default_rng(1).integers(0, 255, screen.shape, dtype=np.uint8)  # camera noise: no screen
+    assert check.numberless_ui_cards(dets([card], [0.3], [2]), photo).tolist() == [False]
+    from_ocr = dets([card], [0.3], [2], [Source.OCR])
+    assert check.numberless_ui_cards(from_ocr, screen).tolist() == [False]
+
+
+def test_vpd_detector_applies_the_evidence_checks(tmp_path):
+    pytest.importorskip("zxingcpp")
+    from app.inference.vpd_detector import VpdDetector
+    from vpd_testkit import make_detector_onnx
+
+    # on a flat white 64 x 64 frame: a weak 60 px QR code (nothing decodes), a weak card with no
+    # number, a confident card
+    names = ("qr_code", "payment_card", "card_number")
+    path = make_detector_onnx(tmp_path / "m.onnx", [(0, 2, 2, 62, 62, 0.3), (1, 10, 20, 40, 38, 0.3), (1, 8, 40, 40, 60, 0.8)],
+                              class_names=names)  # fmt: skip
+    det = VpdDetector.from_path(path, ["CPUExecutionProvider"], tiling=False)
+    assert isinstance(det.code_check, CodeEvidence) and isinstance(det.card_check, RenderedCardEvidence)
+    frame = np.full((64, 64, 3), 255, np.uint8)
+    assert det.detect(frame).scores.tolist() == [pytest.approx(0.8)]
+    det.code_check = None
+    assert sorted(det.detect(frame).labels) == ["payment_card", "qr_code"]
+    det.card_check = None
+    assert len(det.detect(frame)) == 3
