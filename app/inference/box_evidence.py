@@ -11,7 +11,10 @@ frame gives cheap, direct evidence against it:
   decodes to nothing is an avatar, an icon or a row of text. Smaller boxes are kept: a code too
   small to decode may still be one. In camera pictures nothing is dropped: blur, perspective and
   wear keep real codes from decoding (on the real pack's held-back photos, 4 of 83 real QR codes
-  that the detector boxed weakly did not decode in their crop). Without zxing-cpp nothing is dropped.
+  that the detector boxed weakly did not decode in their crop). The one exception is the rule
+  ``codes_zxing`` applies to the fused boxes of a still image (``undecoded_large_codes``), here
+  for every path, video and live included: a code box of any score over ``large_share`` of the
+  frame has modules many pixels wide and decodes if it is a code. Without zxing-cpp nothing is dropped.
 * Cards on screens (``RenderedCardEvidence``): a payment card in a photo is a camera picture;
   on a rendered screen (flat colour, ``plates_text.looks_rendered``) a card is drawn by an app,
   and what makes it private is the number printed on it. A weak ``payment_card`` box on flat
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core.detections import Detections, Source
+from app.core.geometry import frame_share
 from app.inference.plates_text import looks_rendered
 
 log = logging.getLogger(__name__)
@@ -54,12 +58,14 @@ class CodeEvidence:
 
     ``margin``: the crop is the box grown by this share of its sides, so a box that cuts the
     symbol's edge still holds the whole symbol and some quiet zone. ``flat_share``: the
-    rendered-screen test of ``looks_rendered``."""
+    rendered-screen test of ``looks_rendered``; ``large_share``: boxes over this share of the
+    frame are checked at any score, on screens and in camera pictures."""
 
     strong_score: float = 0.5
     px_per_module: float = PX_PER_MODULE
     margin: float = 0.15
     flat_share: float = 0.6
+    large_share: float = 0.25
 
     def decodable_size(self, detections: Detections) -> np.ndarray:
         """(N,) bool: ``qr_code`` boxes whose short side, and ``barcode`` boxes whose long side,
@@ -72,17 +78,18 @@ class CodeEvidence:
         return qr | bar
 
     def unreadable(self, detections: Detections, frame: np.ndarray) -> np.ndarray:
-        """(N,) bool: weak detector code boxes of a decodable size on a rendered screen whose crop of
-        ``frame`` decodes to no symbol."""
+        """(N,) bool: detector code boxes whose crop of ``frame`` decodes to no symbol, among the weak
+        ones of a decodable size on a rendered screen and those over ``large_share`` of the frame."""
         out = np.zeros(len(detections), bool)
         zxing = _zxing()
         if zxing is None or not len(detections):
             return out
-        candidates = self.decodable_size(detections) & (detections.scores < self.strong_score)
-        candidates &= detections.sources == Source.DETECTOR
         h, w = frame.shape[:2]
+        large = frame_share(detections.xyxy, (h, w)) > self.large_share
+        candidates = self.decodable_size(detections) & ((detections.scores < self.strong_score) | large)
+        candidates &= detections.sources == Source.DETECTOR
         for i in np.flatnonzero(candidates):
-            if not looks_rendered(frame, detections.xyxy[i], self.flat_share):
+            if not large[i] and not looks_rendered(frame, detections.xyxy[i], self.flat_share):
                 continue
             x0, y0, x1, y1 = detections.xyxy[i]
             mx, my = self.margin * (x1 - x0), self.margin * (y1 - y0)

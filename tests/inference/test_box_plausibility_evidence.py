@@ -54,6 +54,9 @@ def test_weak_code_boxes_on_a_screen_large_enough_to_decode_must_decode():
     assert len(check.apply(found, screen)) == 5
     # in a camera picture blur and perspective keep real codes from decoding: nothing is dropped
     assert not check.unreadable(found, photo).any()
+    # ... except a box over a quarter of the frame, at any score, where nothing decodes
+    large = dets([[250, 80, 550, 350], [250, 80, 550, 350], [0, 0, 400, 300]], [0.3, 0.9, 0.3], [0, 0, 0])
+    assert check.unreadable(large, photo).tolist() == [True, True, False]
     assert len(check.apply(dets([], [], []), screen)) == 0
 
 
