@@ -219,6 +219,11 @@ def test_long_harmless_lines_can_be_put_in_title_case():
     classes = [None] * 5 + ["person_name"] * 3 + [None] + ["person_name"] * 3 + [None] * 19
     out = vary_line(np.random.default_rng(0), named, classes, share=0.0, title_share=1.0, negative_share=0.0)
     assert out is None  # a line with a private value keeps its case
+    from training.text.variety import title_case
+
+    swapped = [title_case("the team mapped the river basin", np.random.default_rng(k), ["deep", "will"]) for k in range(12)]
+    assert all(t.split()[0] == "The" and len(t.split()) == 6 for t in swapped)
+    assert any("Deep" in t or "Will" in t for t in swapped) and "The Team Mapped The River Basin" in swapped
 
 
 def test_restyled_values_include_bare_first_names_server_handles_and_plain_plus_phones():

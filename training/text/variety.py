@@ -247,7 +247,13 @@ def ordinary_line(rng: np.random.Generator, pool: list[str]) -> str:
     return f"{rng.choice(ORDINARY_LABELS)}: " + " ".join(word().title() if rng.random() < 0.7 else word() for _ in range(int(rng.integers(1, 4))))
 
 
-def title_case(text: str) -> str:
+def title_case(text: str, rng: np.random.Generator | None = None, name_words: list[str] | None = None) -> str:
     """``text`` as a headline or title prints it: each word's first letter in capitals, the rest
-    kept ("the new version's here" -> "The New Version's Here")."""
-    return " ".join(w[:1].upper() + w[1:] for w in text.split(" "))
+    kept ("the new version's here" -> "The New Version's Here"). With ``name_words`` (common words
+    that are also popular names: "deep", "will", "rich"), half the time one plain word of four or
+    more letters becomes one of them, so a name-like word inside a headline is seen as harmless."""
+    words = text.split(" ")
+    plain = [k for k, w in enumerate(words) if re.fullmatch(r"[a-z]{4,}", w)]
+    if rng is not None and name_words and plain and rng.random() < 0.5:
+        words[int(rng.choice(plain))] = str(name_words[int(rng.integers(0, len(name_words)))])
+    return " ".join(w[:1].upper() + w[1:] for w in words)
