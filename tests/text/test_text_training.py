@@ -178,7 +178,7 @@ def test_short_harmless_lines_can_become_ordinary_words_shaped_like_a_name():
     short = [vary_line(np.random.default_rng(k), line("Read more", 0, 0), [None] * 9, ordinary_share=1.0, pool=pool)
              for k in range(12)]  # fmt: skip
     assert all(v is not None and not any(v[1]) and len(v[1]) == len(v[0].text) for v in short)
-    assert all(any(w in v[0].text.lower() for w in pool) for v in short)
+    assert all(any(w in v[0].text.lower().replace("-", "") for w in pool) for v in short)  # "caf-e-te-ria, n." too
     long_line = line("the new version is here", 0, 0)  # more than three words: only the look-alike path
     kept = vary_line(np.random.default_rng(0), long_line, [None] * 23, ordinary_share=1.0, pool=pool, negative_share=0.0)
     assert kept is None

@@ -232,12 +232,17 @@ def common_words(words, names, min_zipf: int = 4, keep_names: bool = False) -> l
 
 
 def ordinary_line(rng: np.random.Generator, pool: list[str]) -> str:
-    """A short line of harmless text shaped like a lone name — what grids, tiles, signs, titles
-    and labelled fields show: "Cafeteria", "STOP", "Garden Centre", "Title: Holiday Plans"."""
+    """A short line of harmless text shaped like a lone name — what grids, tiles, signs, titles,
+    labelled fields and dictionaries show: "Cafeteria", "STOP", "Garden Centre", "Title: Holiday
+    Plans", "jour-ney-man, n."."""
     def word() -> str:
         return str(pool[int(rng.integers(0, len(pool)))])
 
-    kind = int(rng.integers(0, 4))
+    kind = int(rng.integers(0, 5))
+    if kind == 4:  # a dictionary headword split into syllables: "jour-ney-man, n.", "Ju-bi-lant (adj.)"
+        head = hyphenate(word(), rng)
+        head = head[:1].upper() + head[1:] if rng.random() < 0.3 else head
+        return head + str(rng.choice(["", ",", ", n.", " n.", " (adj.)", ", v.", " adj.", "."]))
     if kind == 0:
         return word().title()
     if kind == 1:
