@@ -4,11 +4,12 @@ A box the detector is sure of (``strong_score``, the calibrated "more likely rig
 is never checked: a blurred plate or code must stay hidden. A weak one is dropped only where the
 frame gives cheap, direct evidence against it:
 
-* Codes on screens (``CodeEvidence``): a code drawn on a rendered screen (flat colour,
-  ``plates_text.looks_rendered``) is pixel-exact, so one large enough for its modules to be a
+* Codes on screens (``CodeEvidence``): a code drawn on a rendered screen (flat colour inside
+  the box, ``drawn``) is pixel-exact, so one large enough for its modules to be a
   couple of pixels wide (a QR code), or its bars (a barcode), decodes (zxing-cpp, the decoder
   ``codes_zxing`` uses); a weak ``qr_code`` / ``barcode`` box of that size on a screen whose crop
-  decodes to nothing is an avatar, an icon or a row of text. Smaller boxes are kept: a code too
+  decodes to nothing is an icon or a row of text. A photo shown on the screen (an avatar) is no
+  drawing, and is not checked. Smaller boxes are kept: a code too
   small to decode may still be one. In camera pictures nothing is dropped: blur, perspective and
   wear keep real codes from decoding (on the real pack's held-back photos, 4 of 83 real QR codes
   that the detector boxed weakly did not decode in their crop). The one exception is the rule
@@ -16,7 +17,7 @@ frame gives cheap, direct evidence against it:
   for every path, video and live included: a code box of any score over ``large_share`` of the
   frame has modules many pixels wide and decodes if it is a code. Without zxing-cpp nothing is dropped.
 * Cards on screens (``RenderedCardEvidence``): a payment card in a photo is a camera picture;
-  on a rendered screen (flat colour, ``plates_text.looks_rendered``) a card is drawn by an app,
+  on a rendered screen (flat colour inside the box, ``drawn``) a card is drawn by an app,
   and what makes it private is the number printed on it. A weak ``payment_card`` box on flat
   colour with no ``card_number`` box of the detector inside is a UI card (a message row, a
   profile card, a banner) and is dropped.
@@ -29,11 +30,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.geometry import frame_share
-from app.inference.plates_text import looks_rendered
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,21 @@ log = logging.getLogger(__name__)
 QR_MODULES = 29
 BARCODE_MODULES = 95
 PX_PER_MODULE = 2.0
+
+
+def drawn(frame: np.ndarray, xyxy: np.ndarray, flat_share: float) -> bool:
+    """True when the pixels inside ``xyxy`` are mostly flat colour (drawn by an app, not seen by a
+    camera): the share of pixels equal to their right and lower neighbours exceeds ``flat_share``,
+    the test of ``plates_text.looks_rendered`` without its surroundings (a photo on a screen, an
+    avatar, sits on flat colour but is none)."""
+    h, w = frame.shape[:2]
+    x0, y0 = int(max(0, xyxy[0])), int(max(0, xyxy[1]))
+    x1, y1 = int(min(w, xyxy[2])), int(min(h, xyxy[3]))
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return False
+    grey = cv2.cvtColor(np.ascontiguousarray(frame[y0:y1, x0:x1]), cv2.COLOR_BGR2GRAY)
+    flat = (grey[:-1, :-1] == grey[1:, :-1]) & (grey[:-1, :-1] == grey[:-1, 1:])
+    return float(flat.mean()) > flat_share
 
 
 def _zxing():
@@ -58,7 +74,7 @@ class CodeEvidence:
 
     ``margin``: the crop is the box grown by this share of its sides, so a box that cuts the
     symbol's edge still holds the whole symbol and some quiet zone. ``flat_share``: the
-    rendered-screen test of ``looks_rendered``; ``large_share``: boxes over this share of the
+    test of ``drawn``; ``large_share``: boxes over this share of the
     frame are checked at any score, on screens and in camera pictures."""
 
     strong_score: float = 0.5
@@ -89,7 +105,7 @@ class CodeEvidence:
         candidates = self.decodable_size(detections) & ((detections.scores < self.strong_score) | large)
         candidates &= detections.sources == Source.DETECTOR
         for i in np.flatnonzero(candidates):
-            if not large[i] and not looks_rendered(frame, detections.xyxy[i], self.flat_share):
+            if not large[i] and not drawn(frame, detections.xyxy[i], self.flat_share):
                 continue
             x0, y0, x1, y1 = detections.xyxy[i]
             mx, my = self.margin * (x1 - x0), self.margin * (y1 - y0)
@@ -108,7 +124,7 @@ class CodeEvidence:
 @dataclass(frozen=True)
 class RenderedCardEvidence:
     """Weak detector payment-card boxes on a rendered screen with no card number inside (see the
-    module). ``flat_share``: the rendered-screen test of ``looks_rendered``; ``inside``: share of a
+    module). ``flat_share``: the test of ``drawn``; ``inside``: share of a
     ``card_number`` box's area that must lie within the card box."""
 
     strong_score: float = 0.5
@@ -129,7 +145,7 @@ class RenderedCardEvidence:
         for i in np.flatnonzero(cards):
             if _holds_any(detections.xyxy[i], numbers, self.inside):
                 continue
-            out[i] = looks_rendered(frame, detections.xyxy[i], self.flat_share)
+            out[i] = drawn(frame, detections.xyxy[i], self.flat_share)
         return out
 
     def apply(self, detections: Detections, frame: np.ndarray) -> Detections:

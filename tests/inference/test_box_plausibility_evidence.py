@@ -30,7 +30,8 @@ def qr_frames() -> tuple[np.ndarray, np.ndarray, list[float]]:
     segno.make("https://example.com/u/jane.doe", micro=False).save(buf, kind="png", scale=4, border=4)
     qr = cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)
     screen = np.full((400, 600, 3), 255, np.uint8)
-    cv2.circle(screen, (350, 150), 45, (120, 120, 120), -1)  # an avatar / icon
+    cv2.circle(screen, (350, 150), 45, (120, 120, 120), -1)  # an icon
+    screen[250:350, 100:200] = np.random.default_rng(2).integers(0, 255, (100, 100, 3), dtype=np.uint8)  # an avatar photo
     photo = np.random.default_rng(0).integers(90, 170, (400, 600, 3), dtype=np.uint8)
     for frame in (screen, photo):
         frame[40 : 40 + qr.shape[0], 40 : 40 + qr.shape[1]] = qr
@@ -52,6 +53,8 @@ def test_weak_code_boxes_on_a_screen_large_enough_to_decode_must_decode():
     assert check.decodable_size(found).tolist() == [True, True, True, False, True, False, True]
     assert check.unreadable(found, screen).tolist() == [False, True, False, False, True, False, False]
     assert len(check.apply(found, screen)) == 5
+    avatar = dets([[100, 250, 200, 350]], [0.3], [0])  # a photo shown on the screen is no drawing: not checked
+    assert check.unreadable(avatar, screen).tolist() == [False]
     # in a camera picture blur and perspective keep real codes from decoding: nothing is dropped
     assert not check.unreadable(found, photo).any()
     # ... except a box over a quarter of the frame, at any score, where nothing decodes
@@ -79,6 +82,8 @@ def test_weak_payment_cards_on_a_rendered_screen_need_a_card_number():
     assert check.numberless_ui_cards(with_number, screen).tolist() == [False, False]
     photo = np.random.default_rng(1).integers(0, 255, screen.shape, dtype=np.uint8)  # camera noise: no screen
     assert check.numberless_ui_cards(dets([card], [0.3], [2]), photo).tolist() == [False]
+    screen[50:200, 50:450] = photo[50:200, 50:450]  # a photo of a card shown on a screen
+    assert check.numberless_ui_cards(dets([card], [0.3], [2]), screen).tolist() == [False]
     from_ocr = dets([card], [0.3], [2], [Source.OCR])
     assert check.numberless_ui_cards(from_ocr, screen).tolist() == [False]
 
