@@ -3,7 +3,10 @@
 A code that decodes is certain, and its corner points are exact, so these boxes carry score 1.0
 and need no threshold. Codes that are too blurred or cut to decode are left to the VPD detector,
 except a detector code box over a quarter of the frame: a code that large decodes, so where
-nothing did it is no code (``refine``, ``box_plausibility.undecoded_large_codes``).
+nothing did it is no code (``refine``, ``box_plausibility.undecoded_large_codes``). Video and
+live never call ``refine``; the VPD detector applies the same rule to its own boxes by decoding
+their crops (``box_evidence.CodeEvidence``), and there also drops weak code boxes drawn on a
+screen that do not decode.
 """
 
 from __future__ import annotations
