@@ -55,7 +55,7 @@ def replay_clip(clip: PanClip, pipeline: Pipeline, options: ExportOptions, first
     """Plan, mask and score every frame of ``clip`` from ``first``. Returns the score and, per
     true box (annotation index), the hidden share of that box on each frame it leaked."""
     plan = plan_boxes(first.hits, first.ocr_hits, first.n, first.hw, first.fps, pipeline.class_names, options,
-                      first.motion)  # fmt: skip
+                      first.motion, first.quick_hits)  # fmt: skip
     score = FrameScore()
     leaks: defaultdict[int, list[float]] = defaultdict(list)
     for i, src in enumerate(read_frames(clip.path)):
@@ -78,7 +78,8 @@ def bench_pan_replay(clips: list[PanClip], pipeline: Pipeline, work: Path, optio
         first, cached = first_pass_cached(clip.path, pipeline, options, work)
         score, leaks = replay_clip(clip, pipeline, options, first)
         print(f"pan replay {clip.path.stem} ({'cached' if cached else 'fresh'} first pass: "
-              f"{len(first.hits)} detector frames, {len(first.ocr_hits)} OCR frames): {score.summary()}")  # fmt: skip
+              f"{len(first.hits)} detector frames, {len(first.ocr_hits)} OCR frames, "
+              f"{sum(options.quick_look(f) for f in first.quick_hits)} quick face looks): {score.summary()}")  # fmt: skip
         print(f"  {score.breakdown.summary(top=10)}")
         worst = sorted(leaks.items(), key=lambda kv: -len(kv[1]))[:6]
         if worst:

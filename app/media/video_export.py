@@ -11,6 +11,11 @@ with a hold of at least one OCR stride and a max gap of two, so between OCR fram
 put stays masked, text that moves is covered by the gap-fill corridor, and text that appears
 between two OCR frames is back-filled from the next one.
 
+Faces (detectors with a quick look, ``detect_quick``) take their full look on every
+``full_look_every``-th detector frame and a cheaper quick look on the others; their hits are
+gap-filled on their own, with the holds of the full looks' interval, so what only the full look
+finds (small faces) is carried across the quick frames.
+
 Audio packets are remuxed unchanged (AAC re-encode when the container refuses the codec), in
 sync by keeping source timestamps; no container or stream metadata is copied. Display-matrix
 rotation is applied to the pixels, so output is upright with no rotation tag. The output is
@@ -22,7 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -87,6 +92,11 @@ class ExportOptions:
     def quick_look(self, frame_index: int) -> bool:
         """Whether detector frame ``frame_index`` (a multiple of ``stride``) takes quick looks."""
         return (frame_index // self.stride) % self.full_look_every != 0
+
+    def split_quick(self, detectors: tuple[Detector, ...]) -> tuple[tuple[Detector, ...], tuple[Detector, ...]]:
+        """(detectors that always take the full look, detectors that take quick looks between)."""
+        quick = tuple(d for d in detectors if self.full_look_every > 1 and hasattr(d, "detect_quick"))
+        return tuple(d for d in detectors if d not in quick), quick
 
 
 @dataclass(frozen=True)
@@ -230,7 +240,8 @@ def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
     a second one holding OCR boxes (OCR every ``ocr_frames``) until the next OCR frame and beyond."""
     fast, slow = split_slow_detectors(pipeline.detectors)
     names = pipeline.class_names
-    hold = max(int(round(options.hold_s * fps)), 2 * options.stride)
+    full_every = options.stride * (options.full_look_every if options.split_quick(fast)[1] else 1)
+    hold = max(int(round(options.hold_s * fps)), 2 * full_every)
     tracker = PrivacyTracker(TrackerSettings(hold=hold), names)
     ocr_every = options.ocr_frames(fps)
     ocr_tracker = PrivacyTracker(TrackerSettings(hold=hold + ocr_every), names)
@@ -259,7 +270,8 @@ def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
 class FirstPass:
     """What pass 1 measured on a clip: the fast tier's and OCR's policy-selected ``hits`` and
     ``ocr_hits`` (frame → Detections), the measured ``motion`` of every frame, the frame count
-    ``n``, frame size ``hw`` and ``fps``. ``plan_boxes`` turns it into the per-frame plan."""
+    ``n``, frame size ``hw`` and ``fps``; ``quick_hits``: those of the fast detectors that take
+    quick looks between full ones (faces), kept apart. ``plan_boxes`` turns it into the plan."""
 
     hits: dict[int, Detections]
     ocr_hits: dict[int, Detections]
@@ -267,6 +279,7 @@ class FirstPass:
     n: int
     hw: tuple[int, int]
     fps: float
+    quick_hits: dict[int, Detections] = field(default_factory=dict)
 
 
 def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None = None,
@@ -274,10 +287,12 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
     """Pass 1: detections on every stride-th frame, OCR on every OCR-stride-th frame and the
     measured motion of every frame."""
     fast, slow = split_slow_detectors(pipeline.detectors)
+    fast, quickable = options.split_quick(fast)
     inp = open_video_input(source, want_audio=False)
     ocr_every = options.ocr_frames(inp.fps)
     hits: dict[int, Detections] = {}
     ocr_hits: dict[int, Detections] = {}
+    quick_hits: dict[int, Detections] = {}
     n, hw = 0, None
     est = 2 * inp.est_frames if inp.est_frames else None
     motion = MotionEstimator(history=2)
@@ -286,7 +301,7 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
     try:
         for frame in decoded_frames(inp, source):
             _check_cancel(cancel)
-            run_fast = bool(fast) and n % options.stride == 0
+            run_fast = bool(fast or quickable) and n % options.stride == 0
             run_ocr = bool(slow) and n % ocr_every == 0
             pixels, _ = upright(frame)
             hw = pixels.shape[:2]
@@ -294,7 +309,9 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
             offsets.append(step.offset)
             variance.append(step.variance)
             if run_fast:
-                hits[n] = _hidden(pipeline, fast, pixels, options.quick_look(n))
+                hits[n] = _hidden(pipeline, fast, pixels)
+                if quickable:
+                    quick_hits[n] = _hidden(pipeline, quickable, pixels, options.quick_look(n))
             if run_ocr:
                 ocr_hits[n] = _hidden(pipeline, slow, pixels)
             n += 1
@@ -305,7 +322,7 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
     if n == 0 or hw is None:
         raise SourceError(f"{source}: no video frames could be decoded")
     clip_motion = ClipMotion(np.array(offsets, np.float32).reshape(-1, 2), np.array(variance, np.float64))
-    return FirstPass(hits, ocr_hits, clip_motion, n, hw, inp.fps)
+    return FirstPass(hits, ocr_hits, clip_motion, n, hw, inp.fps, quick_hits)
 
 
 def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None,
@@ -313,28 +330,41 @@ def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress:
     """Pass 1 (``collect_first_pass``) and gap filling of its hits into one per-frame plan."""
     first = collect_first_pass(source, pipeline, options, progress, cancel)
     plan = plan_boxes(first.hits, first.ocr_hits, first.n, first.hw, first.fps, pipeline.class_names, options,
-                      first.motion)  # fmt: skip
+                      first.motion, first.quick_hits)  # fmt: skip
     info = {"detected_frames": len(first.hits), "ocr_frames": len(first.ocr_hits),
-            "hits": sum(len(d) for d in first.hits.values()) + sum(len(d) for d in first.ocr_hits.values())}  # fmt: skip
+            "hits": sum(len(d) for part in (first.hits, first.ocr_hits, first.quick_hits) for d in part.values())}  # fmt: skip
     return plan, info
 
 
-def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: int, hw: tuple[int, int], fps: float,
-               class_names: tuple[str, ...], options: ExportOptions, clip_motion: ClipMotion) -> list[Detections]:  # fmt: skip
-    """The boxes to hide on each of ``n`` frames: the fast tier's ``hits`` and OCR's ``ocr_hits``
-    (frame → policy-selected detections) gap-filled and held in the measured ``clip_motion``."""
-    ocr_every = options.ocr_frames(fps)
-    hold = int(round(options.hold_s * fps))
-    max_gap = int(round(options.max_gap_s * fps))
+def _fast_settings(every: int, hold: int, max_gap: int, baseline: int) -> GapFillSettings:
+    """Gap filling of hits made every ``every`` frames (the fast tier's stride, or the full looks'
+    interval of detectors with quick looks)."""
     # A box seen once is held two detector frames per hit, one the detector kept seeing the full hold.
     # Links are made in scene coordinates (the measured pan/scroll taken out), where only objects
     # that move on their own move: the gate widens by 0.1 box short sides per frame unseen (3 a
     # second), not the live tracker's 0.25, which linked neighbouring text lines into one slab.
+    return GapFillSettings(max_gap_frames=max(max_gap, 2 * every), hold_frames=max(hold, every),
+                           hold_per_hit=2 * every, link_growth=0.1, speed_baseline=baseline)  # fmt: skip
+
+
+def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: int, hw: tuple[int, int], fps: float,
+               class_names: tuple[str, ...], options: ExportOptions, clip_motion: ClipMotion,
+               quick_hits: dict[int, Detections] | None = None) -> list[Detections]:  # fmt: skip
+    """The boxes to hide on each of ``n`` frames: the fast tier's ``hits``, OCR's ``ocr_hits`` and
+    the quick-look detectors' ``quick_hits`` (frame → policy-selected detections), each gap-filled
+    and held in the measured ``clip_motion``."""
+    ocr_every = options.ocr_frames(fps)
+    hold = int(round(options.hold_s * fps))
+    max_gap = int(round(options.max_gap_s * fps))
     # Speeds are measured over ≥ 1/4 s: a box that jitters between two detector frames is not moving.
     baseline = max(1, int(round(0.25 * fps)))
-    settings = GapFillSettings(max_gap_frames=max(max_gap, 2 * options.stride), hold_frames=max(hold, options.stride),
-                               hold_per_hit=2 * options.stride, link_growth=0.1, speed_baseline=baseline)  # fmt: skip
-    plan = fill_gaps(hits, n, hw, class_names, settings, clip_motion)
+    plan = fill_gaps(hits, n, hw, class_names, _fast_settings(options.stride, hold, max_gap, baseline), clip_motion)
+    if quick_hits:
+        # Held and bridged as hits of the full looks alone would be: what only they find (a small
+        # face) is seen every ``full_look_every`` detector frames; the quick looks' hits add to it.
+        every = options.stride * options.full_look_every
+        quick_plan = fill_gaps(quick_hits, n, hw, class_names, _fast_settings(every, hold, max_gap, baseline), clip_motion)
+        plan = _merge_plans(plan, quick_plan, class_names)
     if ocr_hits:
         # Held for at least one OCR stride both ways (text that appears between two OCR frames is
         # back-filled from the later one) and linked across one OCR frame that missed it. Reads

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 from app.core.detections import Detections
+from app.core.gapfill import ClipMotion
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import integer_boxes
-from app.media.video_export import ExportOptions, export_video
+from app.media.video_export import ExportOptions, export_video, plan_boxes
 from app.media.video_synthetic import ColourKeyDetector, SyntheticSource, write_synthetic_clip
 
 W, H = 160, 120
@@ -85,3 +86,19 @@ def test_full_look_every_one_never_takes_a_quick_look():
     assert [ExportOptions(stride=2).quick_look(i) for i in range(0, 10, 2)] == [False, True, False, True, False]
     with pytest.raises(ValueError, match="full look"):
         ExportOptions(full_look_every=0)
+
+
+def test_quick_look_hits_are_held_as_long_as_the_full_looks_interval_needs():
+    # One weak face seen once: held two detector frames a hit in the fast tier (stride 2: 4 frames
+    # each way), but two full-look intervals when it came from a detector with quick looks (the
+    # next full look that could see it again is 4 frames away: 8 frames each way).
+    names = ("face",)
+    one = {8: Detections(np.array([[40, 40, 60, 60]], np.float32), np.array([0.3], np.float32),
+                         np.zeros(1, np.int32), names)}  # fmt: skip
+    none = {f: Detections.empty(names) for f in range(0, 40, 2) if f != 8}
+    options = ExportOptions(stride=2, full_look_every=2)
+    motion = ClipMotion.still(40)
+    fast = plan_boxes({**none, **one}, {}, 40, (H, W), 30.0, names, options, motion)
+    quick = plan_boxes(dict(none), {}, 40, (H, W), 30.0, names, options, motion, {**none, **one})
+    assert [f for f in range(40) if len(fast[f])] == list(range(4, 13))
+    assert [f for f in range(40) if len(quick[f])] == list(range(0, 17))
