@@ -1,4 +1,4 @@
-"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base | text-classifier | calibrate."""
+"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base | text-classifier | calibrate | merge."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ COMMANDS = {
     "choose-base": "training.base_choice",
     "text-classifier": "training.text.cli",
     "calibrate": "training.calibrate",
+    "merge": "training.merge",
 }
 
 

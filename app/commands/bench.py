@@ -18,6 +18,7 @@ from app.core.pipeline import Pipeline
 from app.inference.documents_text import document_candidates
 from app.inference.plates_text import plate_candidates
 from app.inference.shop_signs_text import shop_sign_candidates
+from app.inference.signatures_text import signature_candidates
 from app.inference.signs_text import sign_candidates
 from app.inference.vpd_detector import VpdDetector
 from app.text.screen import read_screen
@@ -117,9 +118,11 @@ def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
         print(f"text plates (rules on the OCR's {len(ocr.last_lines)} lines, inside ocr) per {sw}x{sh} screenshot: {plates.text('ms')} (median of {args.repeat})")
     for flag, what, find in (("documents", "text documents (layout cues", document_candidates),
                              ("signs", "text street signs (street-name rules", sign_candidates),
-                             ("shop_signs", "text shop signs and house numbers (line size and layout", shop_sign_candidates)):  # fmt: skip
+                             ("shop_signs", "text shop signs and house numbers (line size and layout", shop_sign_candidates),
+                             ("signatures", "text signatures (tall badly read lines on a page", signature_candidates)):  # fmt: skip
         for ocr in (d for d in built.detectors if getattr(getattr(d, "settings", None), flag, False)):
-            lines = ocr.last_lines + (ocr.last_unread if flag == "shop_signs" else [])  # it also reads the lines not read
+            # these two also read the lines the recogniser could not read
+            lines = ocr.last_lines + (ocr.last_unread if flag in ("shop_signs", "signatures") else [])
             took = measure(lambda: find(lines, shot), args.repeat)
             print(f"{what} on the OCR's {len(lines)} lines, inside ocr) per {sw}x{sh} screenshot: "
                   f"{took.text('ms')} (median of {args.repeat})")  # fmt: skip

@@ -34,6 +34,8 @@ def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -
                    help="switch off street-name sign boxes from the OCR's text lines in photos")
     g.add_argument("--no-text-shop-signs", action="store_true",
                    help="switch off shop-sign and house-number boxes from the size and layout of the OCR's text lines in photos")
+    g.add_argument("--no-text-signatures", action="store_true",
+                   help="switch off signature boxes from the OCR's text lines (tall, badly read lines among a page's print)")
     g.add_argument("--text-model", type=Path, metavar="NPZ",
                    help="the text-PII classifier file to use instead of the shipped models/text-pii.npz (e.g. a candidate to compare)")
     g.add_argument("--people", action="store_true",
@@ -67,6 +69,7 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         ocr_documents=not getattr(args, "no_text_documents", False),
         ocr_signs=not getattr(args, "no_text_signs", False),
         ocr_shop_signs=not getattr(args, "no_text_shop_signs", False),
+        ocr_signatures=not getattr(args, "no_text_signatures", False),
         text_model=getattr(args, "text_model", None),
     )
 

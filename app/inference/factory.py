@@ -35,6 +35,7 @@ class DetectorConfig:
     ocr_documents: bool = True  # whole ID / receipt / parcel-label regions from the OCR's lines (documents_text)
     ocr_signs: bool = True  # street-name signs from the OCR's lines in photos (signs_text)
     ocr_shop_signs: bool = True  # shop signs and house numbers from the OCR's lines in photos (shop_signs_text)
+    ocr_signatures: bool = True  # handwritten signatures among a page's printed lines (signatures_text)
     text_model: Path | None = None  # the text-PII classifier file; None: models/text-pii.npz
 
 
@@ -134,7 +135,8 @@ def _load_ocr(config: DetectorConfig) -> Detector:
     from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
 
     settings = OcrSettings(plates=config.ocr_plates, documents=config.ocr_documents, signs=config.ocr_signs,
-                           shop_signs=config.ocr_shop_signs, classifier_path=config.text_model)
+                           shop_signs=config.ocr_shop_signs, signatures=config.ocr_signatures,
+                           classifier_path=config.text_model)
     return OcrPiiDetector.from_package(config.providers, settings)
 
 

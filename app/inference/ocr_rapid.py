@@ -31,6 +31,7 @@ from app.text.screen import ScreenReading, read_screen, refine
 from app.inference.documents_text import DOCUMENT_REGION_CLASSES, attach_portraits, document_candidates
 from app.inference.plates_text import PLATE_CLASSES, confirm_plates, plate_candidates
 from app.inference.shop_signs_text import SHOP_SIGN_CLASSES, drop_parts_of_objects, shop_sign_candidates
+from app.inference.signatures_text import SIGNATURE_CLASSES, signature_candidates
 from app.inference.signs_text import SIGN_CLASSES, sign_candidates
 from app.inference.session import active_provider, create_session
 
@@ -57,6 +58,7 @@ class OcrSettings:
     documents: bool = True  # whole ID / receipt / parcel-label regions from the lines' layout (documents_text)
     signs: bool = True  # street-name signs from the lines read in photos (signs_text)
     shop_signs: bool = True  # shop signs and house numbers from the lines' layout in photos (shop_signs_text)
+    signatures: bool = True  # handwritten signatures among a page's printed lines (signatures_text)
 
 
 @dataclass(frozen=True)
@@ -176,9 +178,11 @@ class OcrPiiDetector:
     def class_names(self) -> tuple[str, ...]:
         """The taxonomy's on-screen text PII classes, plus those of the enabled specialists that read
         the same lines: ``license_plate`` (``plates``), document regions (``documents``),
-        ``street_sign`` (``signs``) and ``shop_sign`` / ``house_number`` (``shop_signs``)."""
+        ``street_sign`` (``signs``), ``shop_sign`` / ``house_number`` (``shop_signs``) and
+        ``signature`` (``signatures``)."""
         extra = ((PLATE_CLASSES if self.settings.plates else ()) + (DOCUMENT_REGION_CLASSES if self.settings.documents else ())
-                 + (SIGN_CLASSES if self.settings.signs else ()) + (SHOP_SIGN_CLASSES if self.settings.shop_signs else ()))  # fmt: skip
+                 + (SIGN_CLASSES if self.settings.signs else ()) + (SHOP_SIGN_CLASSES if self.settings.shop_signs else ())
+                 + (SIGNATURE_CLASSES if self.settings.signatures else ()))  # fmt: skip
         return TEXT_PII + tuple(c for c in dict.fromkeys(extra) if c not in TEXT_PII)
 
     @property
@@ -222,7 +226,8 @@ class OcrPiiDetector:
         found = self.last_reading.detections()
         specialists = [(self.settings.plates, plate_candidates, lines), (self.settings.documents, document_candidates, lines),
                        (self.settings.signs, sign_candidates, lines),
-                       (self.settings.shop_signs, shop_sign_candidates, lines + self.last_unread)]  # fmt: skip
+                       (self.settings.shop_signs, shop_sign_candidates, lines + self.last_unread),
+                       (self.settings.signatures, signature_candidates, lines + self.last_unread)]  # fmt: skip
         extra = [find(seen, frame) for enabled, find, seen in specialists if enabled]
         if extra:
             found = concat([found, *extra], self.class_names)

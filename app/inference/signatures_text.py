@@ -1,0 +1,111 @@
+"""Handwritten signatures on document pages, from the text lines the OCR has already found.
+
+A signature is handwriting in print's place: on a letter, a certificate or a form, it sits among
+printed lines, larger than the body text, and the recogniser reads it badly (a rare "word" or two,
+read with low confidence) or not at all. Its text detector still finds the line. So a signature
+candidate is a short line on a *page* (enough lines of running text to measure the body text's
+height) that is clearly taller than that body text and does not read like print: not read with
+the confidence print gets, not mostly common words, not digits, not another script. Letterheads
+(a company's logo type at the top of the page) are left alone.
+
+Like the plate and sign candidates this costs no model run. The rules come from the shape of the
+problem and were checked on the real pack's *training* signatures (``rf_signatures`` in the
+``train`` split), never on the held-out or development sets. Boxes are ``signature``,
+``Source.OCR``; the policy decides whether they are hidden.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from app.core.detections import Detections, Source
+from app.core.geometry import clip_xyxy
+from app.text.lines import TextLine, quad_thickness, quad_to_xyxy
+from app.text.words import MIN_ZIPF, word_table
+
+SIGNATURE_CLASSES = ("signature",)
+LETTERS = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True)
+class SignatureRules:
+    """Page, size and reading rules for a signature line, and how to grow it to the ink around.
+
+    ``min_body_lines``: lines of at least two words the page needs (a page, not a photo or a
+    screen with a few labels); ``min_height_ratio``: a signature line is at least this many times
+    the median height of those lines. ``printed_score``: a line read at least this confidently is
+    print. ``max_words`` / ``max_token``: a signature reads as a few short "words", never a long
+    run of letters (a border, a pattern). ``top_share``: lines centred in this top share of the
+    frame are letterheads. ``grow_x`` / ``grow_y``: the box is the line grown by these fractions of
+    its height (flourishes reach beyond the line the text detector drew).
+    """
+
+    min_body_lines: int = 5
+    min_height_ratio: float = 1.3
+    printed_score: float = 0.95
+    max_words: int = 4
+    max_token: int = 12
+    max_common_share: float = 0.67
+    min_latin_share: float = 0.8
+    top_share: float = 0.15
+    grow_x: float = 0.3
+    grow_y: float = 0.6
+    score: float = 0.4
+
+
+def common_word_share(text: str) -> tuple[float, int]:
+    """(share of the letter runs of ≥ 2 letters that are common words, number of such runs)."""
+    table = word_table()
+    runs = [t for t in LETTERS.findall(text) if len(t) >= 2]
+    if not runs:
+        return 0.0, 0
+    return sum(1 for t in runs if max(table.zipf(t)) >= MIN_ZIPF) / len(runs), len(runs)
+
+
+def reads_like_print(line: TextLine, rules: SignatureRules) -> bool:
+    """True when a line's reading says print: confident, mostly common words, digits, or a script
+    other than Latin (handwriting comes out of the Latin recogniser as Latin gibberish). A line
+    with no text is one the recogniser could not read at all: not print."""
+    text = line.text
+    if not text:
+        return False
+    if line.score >= rules.printed_score:
+        return True
+    letters = [c for c in text if c.isalpha()]
+    digits = sum(c.isdigit() for c in text)
+    if digits > len(letters):
+        return True
+    if letters and sum(c.isascii() for c in letters) / len(letters) < rules.min_latin_share:
+        return True
+    if len(text.split()) > rules.max_words or max((len(t) for t in LETTERS.findall(text)), default=0) > rules.max_token:
+        return True
+    share, runs = common_word_share(text)
+    if runs >= 2 and share >= rules.max_common_share:
+        return True
+    return bool(line.score >= 0.9 and (share >= 0.5 or text.isupper()))
+
+
+def signature_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: SignatureRules = SignatureRules()) -> Detections:
+    """``signature`` boxes (xyxy frame pixels, ``Source.OCR``, score ``rules.score``) for the OCR
+    ``lines`` of ``frame`` (H, W, 3) uint8 BGR: lines read (or found and not read, text "") on a
+    page that stand out from its body text by size and do not read like print."""
+    hw = frame.shape[:2]
+    boxes = [quad_to_xyxy(l.quad) for l in lines]
+    heights = [quad_thickness(l.quad) for l in lines]  # a photographed page is often tilted
+    body = [h for l, h in zip(lines, heights) if len(l.text.split()) >= 2]
+    if len(body) < rules.min_body_lines:
+        return Detections.empty(SIGNATURE_CLASSES)
+    body_height = float(np.median(body))
+    found = []
+    for line, b, h in zip(lines, boxes, heights):
+        if h < rules.min_height_ratio * body_height or (b[1] + b[3]) / 2 < rules.top_share * hw[0]:
+            continue
+        if reads_like_print(line, rules):
+            continue
+        found.append(np.array([b[0] - rules.grow_x * h, b[1] - rules.grow_y * h, b[2] + rules.grow_x * h, b[3] + rules.grow_y * h], np.float32))
+    boxes_out = list(clip_xyxy(np.stack(found), hw)) if found else []
+    return Detections.from_lists(SIGNATURE_CLASSES, Source.OCR, boxes_out, [rules.score] * len(boxes_out))

@@ -1,0 +1,117 @@
+"""Signature candidates from OCR lines: a tall, badly read line among a page's print is a
+signature; confident print, headlines of common words, digits, letterheads and pages with too
+few lines are not; the OCR wiring and its switch."""
+
+import numpy as np
+import pytest
+
+from app.core.detections import Source
+from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
+from app.inference.signatures_text import SignatureRules, reads_like_print, signature_candidates
+from app.text.lines import TextLine
+from vpd_testkit import FakeOcrEngine, quad
+
+W, H = 800, 1000
+BODY = ["Dear Ms Lambert, thank you", "for your letter of the tenth", "we are pleased to confirm",
+        "the terms set out below and", "look forward to working with", "you over the coming year"]  # fmt: skip
+
+
+def page() -> np.ndarray:
+    """A white page (the rules read only the lines, not the pixels)."""
+    return np.full((H, W, 3), 250, np.uint8)
+
+
+def line(text, x0, y0, x1, y1, score=0.97) -> TextLine:
+    return TextLine(text, np.array(quad(x0, y0, x1, y1), np.float32), score)
+
+
+def body_lines(n=len(BODY), top=200) -> list[TextLine]:
+    """``n`` lines of running text, 20 px tall, 30 px apart."""
+    return [line(BODY[i % len(BODY)], 80, top + 30 * i, 600, top + 30 * i + 20) for i in range(n)]
+
+
+def test_a_tall_badly_read_line_below_the_letter_is_a_signature():
+    sig = line("Jmkbt", 100, 700, 300, 745, score=0.62)  # 45 px tall: 2.25x the body text
+    found = signature_candidates(body_lines() + [sig], page())
+    assert found.labels == ["signature"] and found.sources[0] == Source.OCR
+    x0, y0, x1, y1 = found.xyxy[0]
+    assert x0 < 100 and y0 < 700 and x1 > 300 and y1 > 745  # grown to the flourishes around the line
+    assert x1 - x0 < 300 and y1 - y0 < 120  # but not into the page
+
+
+def test_a_line_the_recogniser_could_not_read_at_all_is_a_signature():
+    unread = line("", 420, 720, 640, 770, score=0.0)
+    assert signature_candidates(body_lines() + [unread], page()).labels == ["signature"]
+
+
+@pytest.mark.parametrize("text, score", [
+    ("Terms and Conditions", 0.80),  # a heading of common words, read fairly well
+    ("INVOICE", 0.93),  # capitals read confidently
+    ("Mr Jonathan Smith", 0.99),  # a printed name: confident
+    ("12 345 678", 0.70),  # digits
+    ("Договор", 0.70),  # another script
+    ("Kindest regards from all of us", 0.70),  # too many words for a signature
+    ("xxxxxxxxxxxxxxxxxxxxxxx", 0.60),  # a long run of letters: a border or pattern
+])  # fmt: skip
+def test_tall_lines_that_read_like_print_are_not_signatures(text, score):
+    tall = line(text, 100, 700, 500, 745, score=score)
+    assert reads_like_print(tall, SignatureRules())
+    assert len(signature_candidates(body_lines() + [tall], page())) == 0
+
+
+def test_a_letterhead_at_the_top_of_the_page_is_not_a_signature():
+    logo = line("Qvrlx", 80, 40, 300, 100, score=0.55)  # a company's logo type
+    assert len(signature_candidates(body_lines() + [logo], page())) == 0
+
+
+def test_no_signature_without_a_page_of_text_around_it():
+    # A photo or a screen with a few labels: nothing to measure the body text by.
+    sig = line("Jmkbt", 100, 700, 300, 745, score=0.62)
+    assert len(signature_candidates(body_lines(3) + [sig], page())) == 0
+
+
+def test_a_line_as_tall_as_the_body_text_is_not_a_signature():
+    same = line("Jmkbt", 100, 700, 300, 722, score=0.62)  # 22 px: 1.1x
+    assert len(signature_candidates(body_lines() + [same], page())) == 0
+
+
+def rotated(text, cx, cy, length, height, degrees, score):
+    """A line of ``length`` x ``height`` px centred on (cx, cy), turned by ``degrees``."""
+    t = np.radians(degrees)
+    u, v = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+    c = np.array([cx, cy])
+    corners = [c - u * length / 2 - v * height / 2, c + u * length / 2 - v * height / 2,
+               c + u * length / 2 + v * height / 2, c - u * length / 2 + v * height / 2]  # fmt: skip
+    return TextLine(text, np.array(corners, np.float32), score)
+
+
+def test_a_long_line_on_a_tilted_page_is_not_taken_for_a_tall_one():
+    # Photographed at 30 degrees: a long line's axis-aligned box is far taller than a short
+    # one's, though the text is the same size (the recogniser also reads the tilted print badly).
+    page_lines = [rotated("Lorem ipsum dolor", 400, 200 + 40 * i, 200, 20, 30, 0.8) for i in range(6)]
+    long = rotated("Nullam vitae", 400, 600, 500, 20, 30, 0.8)
+    assert len(signature_candidates(page_lines + [long], page())) == 0
+    sig = rotated("Jmkbt", 400, 800, 200, 45, 30, 0.6)  # truly taller: still a signature
+    assert signature_candidates(page_lines + [long, sig], page()).labels == ["signature"]
+
+
+def test_ocr_emits_signatures_unless_switched_off():
+    lines = [(t.text, quad(*t.quad[0], *t.quad[2]), 0.97, ()) for t in body_lines()]
+    engine = FakeOcrEngine(lines + [("Jmkbt", quad(100, 700, 300, 745), 0.62, ())])
+    on = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False))
+    assert "signature" in on.class_names
+    assert "signature" in on.detect(page()).labels
+    off = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False, signatures=False))
+    assert "signature" not in off.class_names
+    assert "signature" not in off.detect(page()).labels
+
+
+def test_cli_switch_turns_the_specialist_off():
+    import argparse
+
+    from app.commands.common import add_detection_args, detector_config
+
+    parser = argparse.ArgumentParser()
+    add_detection_args(parser)
+    assert detector_config(parser.parse_args([])).ocr_signatures is True
+    assert detector_config(parser.parse_args(["--no-text-signatures"])).ocr_signatures is False
