@@ -4,6 +4,7 @@ on a cache of read scenes into a model file the app loads."""
 import json
 
 import numpy as np
+import pytest
 
 from app.text.lines import TextLine
 from app.text.model import load_model
@@ -118,22 +119,6 @@ def test_the_activity_feed_labels_names_inside_sentences_and_handles():
     assert {"username", "phone_number"} & set(classes)
 
 
-def test_varied_scenes_train_and_a_varied_held_out_set_is_reported(tmp_path):
-    rng = np.random.default_rng(2)
-    for folder_name, count in (("7", 14), ("varied-4", 4), ("varied-5", 3)):
-        folder = tmp_path / "cache" / folder_name
-        folder.mkdir(parents=True)
-        for i in range(count):
-            (folder / f"{i:05d}.json").write_text(json.dumps(scene(i, rng)))
-    out = tmp_path / "m.npz"
-    argv = ["--cached-only", "--seed", "7", "--data", str(tmp_path / "cache"), "--out", str(out), "--dim", "4096",
-            "--epochs", "4", "--scenes", "14", "--varied-scenes", "4", "--varied-test", "3"]  # fmt: skip
-    assert cli.main(argv) == 0
-    result = json.loads(out.with_suffix(".json").read_text())
-    assert result["train_scenes"] == 12 + 4 and result["test_scenes"] == 2
-    assert result["varied_test"]["scenes"] == 3 and 0 <= result["varied_test"]["classifier"]["token_recall"] <= 1
-
-
 def test_text_level_variants_redraw_labelled_values_and_keep_their_classes():
     from training.text.augment import labelled_runs, vary_line
 
@@ -242,17 +227,20 @@ def test_restyled_values_include_bare_first_names_server_handles_and_plain_plus_
     assert any(len(p.split()) == 3 and p.replace(" ", "").isdigit() for p in phones)
 
 
-def test_ordinary_scenes_train_and_an_ordinary_held_out_set_is_reported(tmp_path):
+@pytest.mark.parametrize("kind, train_seed, test_seed, other", [("varied", 4, 5, "ordinary"),
+                                                             ("ordinary", 8, 9, "varied")])  # fmt: skip
+def test_extra_scenes_train_and_their_held_out_set_is_reported(tmp_path, kind, train_seed, test_seed, other):
     rng = np.random.default_rng(2)
-    for folder_name, count in (("7", 14), ("ordinary-8", 4), ("ordinary-9", 3)):
+    for folder_name, count in (("7", 14), (f"{kind}-{train_seed}", 4), (f"{kind}-{test_seed}", 3)):
         folder = tmp_path / "cache" / folder_name
         folder.mkdir(parents=True)
         for i in range(count):
             (folder / f"{i:05d}.json").write_text(json.dumps(scene(i, rng)))
     out = tmp_path / "m.npz"
     argv = ["--cached-only", "--seed", "7", "--data", str(tmp_path / "cache"), "--out", str(out), "--dim", "4096",
-            "--epochs", "4", "--scenes", "14", "--ordinary-scenes", "4", "--ordinary-test", "3"]  # fmt: skip
+            "--epochs", "4", "--scenes", "14", f"--{kind}-scenes", "4", f"--{kind}-test", "3"]  # fmt: skip
     assert cli.main(argv) == 0
     result = json.loads(out.with_suffix(".json").read_text())
     assert result["train_scenes"] == 12 + 4 and result["test_scenes"] == 2
-    assert result["ordinary_test"]["scenes"] == 3 and "varied_test" not in result
+    assert result[f"{kind}_test"]["scenes"] == 3 and 0 <= result[f"{kind}_test"]["classifier"]["token_recall"] <= 1
+    assert f"{other}_test" not in result
