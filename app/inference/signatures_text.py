@@ -5,8 +5,9 @@ printed lines, larger than the body text, and the recogniser reads it badly (a r
 read with low confidence) or not at all. Its text detector still finds the line. So a signature
 candidate is a short line on a *page* (enough lines of running text to measure the body text's
 height) that is clearly taller than that body text and does not read like print: not read with
-the confidence print gets, not mostly common words, not digits, not another script. Letterheads
-(a company's logo type at the top of the page) are left alone.
+the confidence print gets, not mostly common words, not digits, not another script, and written
+along a line (an icon read as a letter is about square). Letterheads (a company's logo type at
+the top of the page) are left alone.
 
 Like the plate and sign candidates this costs no model run. The rules come from the shape of the
 problem and were checked on the real pack's *training* signatures (``rf_signatures`` in the
@@ -24,7 +25,7 @@ import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.geometry import clip_xyxy
-from app.text.lines import TextLine, quad_thickness, quad_to_xyxy
+from app.text.lines import TextLine, quad_extent, quad_to_xyxy
 from app.text.words import MIN_ZIPF, word_table
 
 SIGNATURE_CLASSES = ("signature",)
@@ -41,7 +42,9 @@ class SignatureRules:
     print. ``max_words`` / ``max_token``: a signature reads as a few short "words", never a long
     run of letters (a border, a pattern). ``top_share``: lines centred in this top share of the
     frame are letterheads. ``grow_x`` / ``grow_y``: the box is the line grown by these fractions of
-    its height (flourishes reach beyond the line the text detector drew).
+    its height (flourishes reach beyond the line the text detector drew). ``min_aspect``: a
+    signature is written along a line, at least this many times as long as it is tall (an icon, an
+    avatar letter or a logo read as one badly read character is about square).
     """
 
     min_body_lines: int = 5
@@ -55,6 +58,7 @@ class SignatureRules:
     grow_x: float = 0.3
     grow_y: float = 0.6
     score: float = 0.4
+    min_aspect: float = 2.0
 
 
 def common_word_share(text: str) -> tuple[float, int]:
@@ -95,14 +99,14 @@ def signature_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: Si
     page that stand out from its body text by size and do not read like print."""
     hw = frame.shape[:2]
     boxes = [quad_to_xyxy(l.quad) for l in lines]
-    heights = [quad_thickness(l.quad) for l in lines]  # a photographed page is often tilted
-    body = [h for l, h in zip(lines, heights) if len(l.text.split()) >= 2]
+    extents = [quad_extent(l.quad) for l in lines]  # a photographed page is often tilted
+    body = [h for l, (_, h) in zip(lines, extents) if len(l.text.split()) >= 2]
     if len(body) < rules.min_body_lines:
         return Detections.empty(SIGNATURE_CLASSES)
     body_height = float(np.median(body))
     found = []
-    for line, b, h in zip(lines, boxes, heights):
-        if h < rules.min_height_ratio * body_height or (b[1] + b[3]) / 2 < rules.top_share * hw[0]:
+    for line, b, (length, h) in zip(lines, boxes, extents):
+        if h < rules.min_height_ratio * body_height or length < rules.min_aspect * h or (b[1] + b[3]) / 2 < rules.top_share * hw[0]:
             continue
         if reads_like_print(line, rules):
             continue

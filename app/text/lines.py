@@ -46,13 +46,14 @@ def quad_to_xyxy(quad: np.ndarray) -> np.ndarray:
     return np.array([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()], np.float32)
 
 
-def quad_thickness(quad: np.ndarray) -> float:
-    """A line's height across its reading direction, whatever its rotation: the shorter of the
-    quad's two mean side lengths (a tilted line's axis-aligned height grows with its length)."""
+def quad_extent(quad: np.ndarray) -> tuple[float, float]:
+    """(length along the line, height across it) of a line quad, whatever its rotation: the
+    longer and the shorter of its two mean side lengths (a tilted line's axis-aligned height
+    grows with its length)."""
     q = np.asarray(quad, np.float32).reshape(4, 2)
-    a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
-    b = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
-    return float(min(a, b))
+    a = float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
+    b = float(np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    return max(a, b), min(a, b)
 
 
 def skew_degrees(quad: np.ndarray) -> float:

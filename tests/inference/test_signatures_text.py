@@ -9,7 +9,7 @@ from app.core.detections import Source
 from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
 from app.inference.signatures_text import SignatureRules, reads_like_print, signature_candidates
 from app.text.lines import TextLine
-from vpd_testkit import FakeOcrEngine, quad
+from vpd_testkit import FakeOcrEngine, photographed, quad
 
 W, H = 800, 1000
 BODY = ["Dear Ms Lambert, thank you", "for your letter of the tenth", "we are pleased to confirm",
@@ -17,8 +17,8 @@ BODY = ["Dear Ms Lambert, thank you", "for your letter of the tenth", "we are pl
 
 
 def page() -> np.ndarray:
-    """A white page (the rules read only the lines, not the pixels)."""
-    return np.full((H, W, 3), 250, np.uint8)
+    """A photographed white page (the rules read the lines; the pixels only say paper or screen)."""
+    return photographed(np.full((H, W, 3), 235, np.uint8))
 
 
 def line(text, x0, y0, x1, y1, score=0.97) -> TextLine:
@@ -57,6 +57,14 @@ def test_tall_lines_that_read_like_print_are_not_signatures(text, score):
     tall = line(text, 100, 700, 500, 745, score=score)
     assert reads_like_print(tall, SignatureRules())
     assert len(signature_candidates(body_lines() + [tall], page())) == 0
+
+
+def test_a_square_icon_read_as_a_letter_is_not_a_signature():
+    # An avatar letter or an icon among a screen's rows: tall and badly read, but not a line.
+    icon = line("O", 100, 700, 150, 745, score=0.4)
+    assert len(signature_candidates(body_lines() + [icon], page())) == 0
+    unread_icon = line("", 100, 700, 160, 745, score=0.0)
+    assert len(signature_candidates(body_lines() + [unread_icon], page())) == 0
 
 
 def test_a_letterhead_at_the_top_of_the_page_is_not_a_signature():
