@@ -15,13 +15,15 @@ from app.commands.common import add_detection_args, load_detectors, policy_from_
 from app.core.detections import concat
 from app.core.errors import VpdError
 from app.core.pipeline import Pipeline
-from app.inference.documents_text import document_candidates
-from app.inference.plates_text import plate_candidates
-from app.inference.shop_signs_text import shop_sign_candidates
-from app.inference.signatures_text import signature_candidates
-from app.inference.signs_text import sign_candidates
+from app.inference.ocr_rapid import SPECIALISTS
 from app.inference.vpd_detector import VpdDetector
 from app.text.screen import read_screen
+
+
+# How each text specialist's bench row describes it (keys: OcrSettings switches, ``SPECIALISTS``).
+SPECIALIST_ROWS = {"plates": "plates (plate rules", "documents": "documents (layout cues",
+                   "signs": "street signs (street-name rules", "shop_signs": "shop signs and house numbers (line size and layout",
+                   "signatures": "signatures (tall badly read lines on a page"}  # fmt: skip
 
 
 def add_parser(sub) -> None:
@@ -113,18 +115,11 @@ def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
     raw = _per_detector_seconds(built.detectors, shot, args.repeat).remap(pipeline.class_names)
     fusion = measure(lambda: pipeline.process(shot, raw=raw), args.repeat)
     print(f"fusion per {sw}x{sh} screenshot (merge + policy + pad + redact): {fusion.text('ms')} (median of {args.repeat})")
-    for ocr in (d for d in built.detectors if getattr(getattr(d, "settings", None), "plates", False)):
-        plates = measure(lambda: plate_candidates(ocr.last_lines, shot), args.repeat)
-        print(f"text plates (rules on the OCR's {len(ocr.last_lines)} lines, inside ocr) per {sw}x{sh} screenshot: {plates.text('ms')} (median of {args.repeat})")
-    for flag, what, find in (("documents", "text documents (layout cues", document_candidates),
-                             ("signs", "text street signs (street-name rules", sign_candidates),
-                             ("shop_signs", "text shop signs and house numbers (line size and layout", shop_sign_candidates),
-                             ("signatures", "text signatures (tall badly read lines on a page", signature_candidates)):  # fmt: skip
+    for flag, find in SPECIALISTS:
         for ocr in (d for d in built.detectors if getattr(getattr(d, "settings", None), flag, False)):
-            # these two also read the lines the recogniser could not read
-            lines = ocr.last_lines + (ocr.last_unread if flag in ("shop_signs", "signatures") else [])
+            lines = ocr.specialist_lines(flag)
             took = measure(lambda: find(lines, shot), args.repeat)
-            print(f"{what} on the OCR's {len(lines)} lines, inside ocr) per {sw}x{sh} screenshot: "
+            print(f"text {SPECIALIST_ROWS[flag]} on the OCR's {len(lines)} lines, inside ocr) per {sw}x{sh} screenshot: "
                   f"{took.text('ms')} (median of {args.repeat})")  # fmt: skip
     for ocr in (d for d in built.detectors if d.name == "ocr"):
         row = text_reading_row(ocr, shot, args.repeat)

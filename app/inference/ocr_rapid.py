@@ -44,6 +44,12 @@ INSTALL_HINT = "pip install rapidocr (it needs no second onnxruntime: the app's 
 READ_FLOOR = 0.3
 
 
+# The specialists that read the OCR's lines, by their OcrSettings switch, in the order they run.
+SPECIALISTS = (("plates", plate_candidates), ("documents", document_candidates), ("signs", sign_candidates),
+               ("shop_signs", shop_sign_candidates), ("signatures", signature_candidates))  # fmt: skip
+READS_UNREAD = frozenset({"shop_signs", "signatures"})  # they also read lines found but not read
+
+
 @dataclass(frozen=True)
 class OcrSettings:
     """``min_line_score``: lines read with less confidence count as "not read" (still scanned).
@@ -174,6 +180,12 @@ class OcrPiiDetector:
         classifier, warning = cls.load_classifier(settings)
         return cls(engine, "/".join(sorted(set(used))), settings, classifier, warning)
 
+    def specialist_lines(self, flag: str) -> list[TextLine]:
+        """The lines of the last run that the specialist switched by ``flag`` reads: the lines read,
+        plus for ``READS_UNREAD`` those the recogniser found and dropped (signs it cannot read,
+        signatures it reads as nothing)."""
+        return self.last_lines + (self.last_unread if flag in READS_UNREAD else [])
+
     @property
     def class_names(self) -> tuple[str, ...]:
         """The taxonomy's on-screen text PII classes, plus those of the enabled specialists that read
@@ -224,11 +236,7 @@ class OcrPiiDetector:
         non_latin = sum(1 for l in lines if latin_share(l.text) < 0.5)
         self.last_reading = read_screen(lines, frame, self.classifier)
         found = self.last_reading.detections()
-        specialists = [(self.settings.plates, plate_candidates, lines), (self.settings.documents, document_candidates, lines),
-                       (self.settings.signs, sign_candidates, lines),
-                       (self.settings.shop_signs, shop_sign_candidates, lines + self.last_unread),
-                       (self.settings.signatures, signature_candidates, lines + self.last_unread)]  # fmt: skip
-        extra = [find(seen, frame) for enabled, find, seen in specialists if enabled]
+        extra = [find(self.specialist_lines(flag), frame) for flag, find in SPECIALISTS if getattr(self.settings, flag)]
         if extra:
             found = concat([found, *extra], self.class_names)
         seconds = time.perf_counter() - t0

@@ -41,12 +41,19 @@ def scene(i: int, rng: np.random.Generator) -> dict:
     return {"name": "fake_list", "width": 600, "height": 500, "labels": labels, "lines": lines}
 
 
+def write_cache(root, folders, rng) -> None:
+    """Cached OCR reads as the command writes them: ``folders`` maps a cache folder name under
+    ``root`` to how many fake scenes it holds."""
+    for name, count in folders:
+        folder = root / name
+        folder.mkdir(parents=True)
+        for i in range(count):
+            (folder / f"{i:05d}.json").write_text(json.dumps(scene(i, rng)))
+
+
 def test_the_command_trains_on_cached_reads_into_a_loadable_model(tmp_path):
     rng = np.random.default_rng(0)
-    folder = tmp_path / "cache" / "7"
-    folder.mkdir(parents=True)
-    for i in range(14):
-        (folder / f"{i:05d}.json").write_text(json.dumps(scene(i, rng)))
+    write_cache(tmp_path / "cache", [("7", 14)], rng)
     out = tmp_path / "m.npz"
     argv = ["--cached-only", "--seed", "7", "--data", str(tmp_path / "cache"), "--out", str(out), "--dim", "4096",
             "--epochs", "8", "--scenes", "14"]  # fmt: skip
@@ -60,11 +67,7 @@ def test_the_command_trains_on_cached_reads_into_a_loadable_model(tmp_path):
 
 def test_extra_scenes_only_train_and_leave_the_held_out_scenes_alone(tmp_path):
     rng = np.random.default_rng(1)
-    for seed, count in (("7", 14), ("8", 5)):
-        folder = tmp_path / "cache" / seed
-        folder.mkdir(parents=True)
-        for i in range(count):
-            (folder / f"{i:05d}.json").write_text(json.dumps(scene(i, rng)))
+    write_cache(tmp_path / "cache", [("7", 14), ("8", 5)], rng)
     out = tmp_path / "m.npz"
     base = ["--cached-only", "--seed", "7", "--data", str(tmp_path / "cache"), "--out", str(out), "--dim", "4096",
             "--epochs", "4", "--scenes", "14"]  # fmt: skip
@@ -231,11 +234,7 @@ def test_restyled_values_include_bare_first_names_server_handles_and_plain_plus_
                                                              ("ordinary", 8, 9, "varied")])  # fmt: skip
 def test_extra_scenes_train_and_their_held_out_set_is_reported(tmp_path, kind, train_seed, test_seed, other):
     rng = np.random.default_rng(2)
-    for folder_name, count in (("7", 14), (f"{kind}-{train_seed}", 4), (f"{kind}-{test_seed}", 3)):
-        folder = tmp_path / "cache" / folder_name
-        folder.mkdir(parents=True)
-        for i in range(count):
-            (folder / f"{i:05d}.json").write_text(json.dumps(scene(i, rng)))
+    write_cache(tmp_path / "cache", [("7", 14), (f"{kind}-{train_seed}", 4), (f"{kind}-{test_seed}", 3)], rng)
     out = tmp_path / "m.npz"
     argv = ["--cached-only", "--seed", "7", "--data", str(tmp_path / "cache"), "--out", str(out), "--dim", "4096",
             "--epochs", "4", "--scenes", "14", f"--{kind}-scenes", "4", f"--{kind}-test", "3"]  # fmt: skip
