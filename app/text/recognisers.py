@@ -40,6 +40,8 @@ def _ctx(pattern: str) -> re.Pattern:
 EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 HANDLE = re.compile(r"(?<![\w@])@[A-Za-z0-9_][A-Za-z0-9_.]{1,30}(?:@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)?")
 PHONE_LIKE = re.compile(r"(?<![\w.])\+?\(?\d[\d ()\-./]{5,}\d(?![\w.])")
+# The international form: "+", then a country code and number of 8-15 digits in all, perhaps grouped
+E164 = re.compile(r"(?<![\w+])\+\d(?:[ \-]?\d){7,14}(?!\w|[.,]\d)")
 CARD = re.compile(r"(?<!\d)(?:\d[ \-]?){12,18}\d(?!\d)")
 CARD_GROUPED = re.compile(r"(?<![\d.,])(?:\d{4}([ \-])\d{4}\1\d{4}\1\d{4}|\d{4}([ \-])\d{6}\2\d{5})(?![\d.,])")
 CARD_CONTEXT = _ctx(r"\b(?:card|karte|kreditkarte|carte|tarjeta|visa|mastercard|amex|american express|cc)\b")
@@ -131,11 +133,17 @@ def phones(text: str, ctx: str) -> list[PiiSpan]:
         for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
             raw = match.raw_string
             digits = sum(ch.isdigit() for ch in raw)
-            if digits < 7 or DATE.fullmatch(raw.strip()):
+            if (match.start, match.end) in found or digits < 7 or DATE.fullmatch(raw.strip()):
                 continue
             international = raw.lstrip().startswith(("+", "00", "("))
-            score = 0.95 if international or context else 0.75
-            found.setdefault((match.start, match.end), PiiSpan(match.start, match.end, "phone_number", score, "phone"))
+            score = 0.95 if international or context else 0.9 if _grouped_like_a_phone(raw) else 0.75
+            found[(match.start, match.end)] = PiiSpan(match.start, match.end, "phone_number", score, "phone")
+    # "+" and a full number is how phone numbers are written across borders, and nothing else is
+    # written so; libphonenumber rejects demo and unassigned ranges ("+1234567800"), which are
+    # still shown as phone numbers (contact lists, sample data).
+    for m in E164.finditer(text):
+        if not any(s <= m.start() < e or m.start() <= s < m.end() for s, e in found):
+            found[(m.start(), m.end())] = PiiSpan(m.start(), m.end(), "phone_number", 0.9, "phone_e164")
     if context and not found:
         # Demo and fictional numbers fail libphonenumber's validity check but are still shown
         # as phone numbers; with a "Mobile"/"Tel" label, digit groups of phone length count.
@@ -143,6 +151,16 @@ def phones(text: str, ctx: str) -> list[PiiSpan]:
             if 7 <= sum(ch.isdigit() for ch in m.group(0)) <= 15 and not DATE.fullmatch(m.group(0)):
                 found[(m.start(), m.end())] = PiiSpan(m.start(), m.end(), "phone_number", 0.6, "phone_context")
     return list(found.values())
+
+
+def _grouped_like_a_phone(raw: str) -> bool:
+    """True when ``raw`` is split into digit groups exactly as one of ``PHONE_REGIONS`` writes phone numbers
+    ("703-777-5833", "020 7946 0958"): written that way, a valid number is a phone number. A bare
+    run of digits ("7037775833") may as well be an order number, so the classifier decides."""
+    if len(re.findall(r"\d+", raw)) < 2:
+        return False
+    exact = phonenumbers.Leniency.EXACT_GROUPING
+    return any(m.raw_string == raw for region in PHONE_REGIONS for m in phonenumbers.PhoneNumberMatcher(raw, region, leniency=exact))
 
 
 def cards(text: str, ctx: str) -> list[PiiSpan]:

@@ -35,12 +35,15 @@ PAGE_CLASSES = ("passport", "id_card", "payment_card")
 @dataclass
 class ScreenReading:
     """One frame as read: the line readings (classifier path only), the boxes found, the frame and
-    the span-box function used on it (``span_box_function``; ``refine`` reuses its per-line work)."""
+    the span-box function used on it (``span_box_function``; ``refine`` reuses its per-line work),
+    and ``weak``: the P(private) from which a word backs a detector text box, half the classifier's
+    own threshold (what counts as weak evidence depends on where that model draws the line)."""
 
     readings: list[LineReading] = field(default_factory=list)
     regions: list[Region] = field(default_factory=list)
     frame: np.ndarray | None = None
     span_box: Callable[[TextLine, int, int], np.ndarray] | None = None
+    weak: float = 0.25
 
     def detections(self, source: Source = Source.OCR) -> Detections:
         """The regions as ``Detections`` over ``TEXT_PII``, tagged ``source``."""
@@ -80,7 +83,7 @@ def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiCla
     for area in mrz_regions(readings):
         regions = template_spans_inside(regions, readings, area) + document_fields(readings, area, box)
     regions += address_blocks(readings)
-    return ScreenReading(readings, regions, frame, box)
+    return ScreenReading(readings, regions, frame, box, weak=0.5 * float(classifier.threshold))
 
 
 def refine(fused: Detections, reading: ScreenReading) -> Detections:
@@ -105,7 +108,8 @@ def refine(fused: Detections, reading: ScreenReading) -> Detections:
     for i in np.flatnonzero(from_detector):
         if labels[i] not in TEXT_PII:
             continue
-        read = read_detector_box(fused.xyxy[i], labels[i], float(fused.scores[i]), reading.readings, span_box)
+        read = read_detector_box(fused.xyxy[i], labels[i], float(fused.scores[i]), reading.readings, span_box,
+                                 weak=reading.weak)
         if read is not None:
             drop[i] = True
             narrowed += read

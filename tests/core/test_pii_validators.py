@@ -94,3 +94,23 @@ def test_validator(fn, text, ok):
 def test_find_pii(text, context, expected):
     found = [(text[s.start : s.end], s.class_name) for s in find_pii(text, context)]
     assert found == expected
+
+
+@pytest.mark.parametrize(
+    "text, score",
+    [
+        ("Call 703-777-5833 today", 0.9),  # grouped as the US writes phone numbers: a hard override
+        ("020 7946 0958", 0.9),  # grouped as the UK writes them
+        ("Order 7037775833", 0.75),  # valid, but a bare run of digits: the classifier decides
+        ("+1234567800", 0.9),  # the international form of a demo number libphonenumber rejects
+        ("Tel. +49 30 901820", 0.95),  # labelled
+    ],
+)
+def test_phone_scores_follow_how_the_number_is_written(text, score):
+    spans = [s for s in find_pii(text, "") if s.class_name == "phone_number"]
+    assert [s.score for s in spans] == [score]
+
+
+@pytest.mark.parametrize("text", ["+1,234,567", "+12345678.5", "Score +1000000", "x+12345678"])
+def test_plus_and_digits_that_are_no_phone_number(text):
+    assert not [s for s in find_pii(text, "") if s.class_name == "phone_number"]
