@@ -119,7 +119,7 @@ def featurise(lines: list[TextLine], names: NameTable, dim: int, contexts: list[
     contexts = contexts if contexts is not None else line_contexts(lines)
     out = []
     for line, ctx in zip(lines, contexts):
-        rules = find_pii(line.text, ctx.label_text)
+        rules = find_pii(line.text, ctx.label_text, column_head=ctx.column_head)
         toks = tokens(line.text)
         address = address_tags(line.text, [t.start for t in toks]) if version >= 3 else None
         feats = [hash_features(token_features(t, toks, k, line.text, ctx, names, rules, address, version, words), dim)

@@ -77,6 +77,9 @@ USER_CONTEXT = _ctx(r"\b(?:user(?:name)?|login|benutzer(?:name)?|identifiant|usu
 USER_LABEL = _ctx(r"\b(?:user ?(?:name|id)?|login|benutzer(?:name)?|identifiant|nom d'utilisateur|usuario|whoami)\b")
 SHELL_USER = re.compile(r"(?<![\w.@-])([a-z_][a-z0-9_.\-]{1,31})@(?=[A-Za-z0-9][\w.\-]*(?::|\s|$))")
 USER_TOKEN = re.compile(r"[@\w][\w.\-@]{2,39}")
+# A label that names the field and nothing else: the lone token under or beside it is its value.
+# ("Login" and "User" alone are left out: they also title pages and buttons.)
+USER_FIELD_LABEL = _ctx(r"\s*(?:user ?name|user ?id|benutzername|nom d'utilisateur|usuario|identifiant)\s*:?\s*")
 SECRET_CONTEXT = _ctx(r"\b(?:api[ _-]?key|secret|token|private key|access key|client secret|bearer)\b")
 CODE_VALUE = re.compile(r"(?<![\d.,])\d{3}[ \-]?\d{3}(?![\d.,])|(?<![\d.,])\d{4,8}(?![\d.,])")
 STREET = re.compile(
@@ -119,7 +122,8 @@ def handles(text: str, ctx: str) -> list[PiiSpan]:
     token = text.strip()
     if USER_LABEL.search(ctx) and not USER_LABEL.fullmatch(token) and USER_TOKEN.fullmatch(token):
         start = text.index(token)
-        spans.append(PiiSpan(start, start + len(token), "username", 0.7, "user_label"))
+        score = 0.9 if USER_FIELD_LABEL.fullmatch(ctx) else 0.7
+        spans.append(PiiSpan(start, start + len(token), "username", score, "user_label"))
     return spans
 
 
@@ -278,10 +282,22 @@ RECOGNISERS: tuple[Recogniser, ...] = (
 )  # fmt: skip
 
 
-def find_pii(text: str, context: str = "", recognisers: Iterable[Recogniser] = RECOGNISERS) -> list[PiiSpan]:
+def column_values(text: str, column_head: str) -> list[PiiSpan]:
+    """The lone token of a table cell whose column is headed by a username label and nothing else
+    ("USERNAME" over "Bret", "Antonette"): the value of that field, whatever word it looks like."""
+    token = text.strip()
+    if not column_head or not USER_FIELD_LABEL.fullmatch(column_head) or not USER_TOKEN.fullmatch(token):
+        return []
+    start = text.index(token)
+    return [PiiSpan(start, start + len(token), "username", 0.9, "user_column")]
+
+
+def find_pii(text: str, context: str = "", recognisers: Iterable[Recogniser] = RECOGNISERS,
+             column_head: str = "") -> list[PiiSpan]:
     """All PII spans in one line of text; ``context`` is the text just above (labels such as
-    "Date of birth" often sit on the previous line). Spans inside a stronger span are dropped."""
-    spans: list[PiiSpan] = []
+    "Date of birth" often sit on the previous line), ``column_head`` the header of the table
+    column the line sits in (``column_values``). Spans inside a stronger span are dropped."""
+    spans: list[PiiSpan] = column_values(text, column_head)
     for recognise in recognisers:
         spans += recognise(text, context)
     spans.sort(key=lambda s: (-(s.end - s.start), -s.score))

@@ -75,7 +75,7 @@ def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiCla
     quality = {id(l): 0.6 + 0.4 * min(1.0, l.score) for l in lines}
     if classifier is None:
         regions = [Region(box(line, s.start, s.end), s.class_name, s.score * quality[id(line)], s.recogniser)
-                   for line, ctx in zip(lines, line_contexts(lines)) for s in find_pii(line.text, ctx.label_text)]  # fmt: skip
+                   for line, ctx in zip(lines, line_contexts(lines)) for s in find_pii(line.text, ctx.label_text, column_head=ctx.column_head)]  # fmt: skip
         return ScreenReading([], regions, frame, box)
     readings = classifier.read(lines)
     regions = [Region(box(r.line, s.start, s.end), s.class_name, s.score * quality[id(r.line)], s.recogniser)

@@ -114,3 +114,22 @@ def test_phone_scores_follow_how_the_number_is_written(text, score):
 @pytest.mark.parametrize("text", ["+1,234,567", "+12345678.5", "Score +1000000", "x+12345678"])
 def test_plus_and_digits_that_are_no_phone_number(text):
     assert not [s for s in find_pii(text, "") if s.class_name == "phone_number"]
+
+
+@pytest.mark.parametrize(
+    "text, label, score",
+    [
+        ("SocialName", "Username", 0.9),  # the field's value under a label naming only that field
+        ("j.doe88", "User name:", 0.9),
+        ("Email", "Login", 0.7),  # "Login" also titles pages: the classifier decides
+        ("j.doe88", "Username Password", 0.7),  # more than a label beside it
+    ],
+)
+def test_a_lone_token_under_a_username_label(text, label, score):
+    assert [(s.class_name, s.score) for s in find_pii(text, label)] == [("username", score)]
+
+
+def test_a_lone_token_in_a_username_column_is_a_username():
+    assert [(s.class_name, s.score) for s in find_pii("Bret", "Samantha 2", column_head="USERNAME")] == [("username", 0.9)]
+    assert not find_pii("Bret", "Samantha 2", column_head="NAME")
+    assert "username" not in [s.class_name for s in find_pii("Leanne Graham", "", column_head="Username")]  # two words
