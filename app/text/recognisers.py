@@ -65,9 +65,16 @@ MONTHS = (
 )
 DATE = re.compile(
     r"(?<!\d)(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)?\d{2}|(?:19|20)\d{2}-\d{2}-\d{2}|"
-    rf"\d{{1,2}}\.?\s+(?:de\s+)?(?:{MONTHS})\s+(?:de\s+)?(?:19|20)\d{{2}}|(?:{MONTHS})\s+\d{{1,2}},?\s+(?:19|20)\d{{2}})(?!\d)",
+    rf"\d{{1,2}}\.?\s+(?:de\s+)?(?:{MONTHS})\s+(?:de\s+)?(?:19|20)\d{{2}}|(?:{MONTHS})\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|"
+    # ICAO 9303 documents: day, month in two languages, two-digit year ("12 AUG/AOUT 74")
+    rf"\d{{1,2}}\s+(?:{MONTHS})/(?:{MONTHS})\s+\d{{2}})(?!\d)",
     re.IGNORECASE,
 )
+# The label of an identity document's number field ("Doc No.", "N° du document", "Passport No.")
+DOC_NUMBER_CONTEXT = _ctx(r"\b(?:doc(?:ument)?\.?\s*(?:no|nr|n[o°º]|number|#)|n[°º]?\.?\s*du\s*doc|passport\s*(?:no|number|#)"
+                          r"|licen[cs]e\s*(?:no|number|#)|dokumentennummer|ausweisnummer|passnummer"
+                          r"|n[úu]mero\s+de\s+(?:documento|pasaporte)|num[ée]ro\s+du\s+(?:document|passeport))")
+DOC_NUMBER = re.compile(r"(?<![\w-])(?=(?:[A-Z]*\d){3})[A-Z0-9]{6,20}(?![\w-])")
 DOB_CONTEXT = _ctx(r"\b(?:born|birth|dob|d\.o\.b|birthday|geboren|geb\.|geburts\w*|n[ée]e?\b|naissance|nacimiento|nacid[oa]|f\. ?nac)")
 PHONE_CONTEXT = _ctx(r"\b(?:tel|phone|mobile|cell|fax|handy|telefon|t[ée]l[ée]phone|portable|m[óo]vil|tel[ée]fono)")
 ID_CONTEXT = _ctx(r"\b(?:ssn|social security|steuer|tax id|personalausweis|ausweis|dni|nie|nif|nir|s[ée]curit[ée] sociale|passport|reisepass|pasaporte|passeport|id no|id number)")
@@ -195,7 +202,8 @@ def ips(text: str, ctx: str) -> list[PiiSpan]:
 
 def national_ids(text: str, ctx: str) -> list[PiiSpan]:
     """US SSN, ES DNI/NIE, FR NIR, DE Steuer-ID and Personalausweis (all check-digit validated
-    except the SSN, which needs a dashed format or context)."""
+    except the SSN, which needs a dashed format or context); an MRZ line; and, beside or under a
+    document-number label, an upper-case code with at least three digits ("D23145890")."""
     context = bool(ID_CONTEXT.search(text) or ID_CONTEXT.search(ctx))
     spans = _spans(DNI, text, "id_number", 0.95, "es_dni", v.es_dni_valid)
     spans += _spans(NIR, text, "id_number", 0.95, "fr_nir", v.fr_nir_valid)
@@ -206,6 +214,8 @@ def national_ids(text: str, ctx: str) -> list[PiiSpan]:
         if v.us_ssn_valid(m.group(0)) and (dashed or context):
             spans.append(PiiSpan(m.start(), m.end(), "id_number", 0.9 if context else 0.6, "us_ssn"))
     spans += _spans(MRZ, text, "id_number", 0.9, "mrz")
+    if DOC_NUMBER_CONTEXT.search(ctx) or DOC_NUMBER_CONTEXT.search(text):
+        spans += _spans(DOC_NUMBER, text, "id_number", 0.9, "doc_number")
     return spans
 
 

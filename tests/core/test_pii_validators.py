@@ -133,3 +133,18 @@ def test_a_lone_token_in_a_username_column_is_a_username():
     assert [(s.class_name, s.score) for s in find_pii("Bret", "Samantha 2", column_head="USERNAME")] == [("username", 0.9)]
     assert not find_pii("Bret", "Samantha 2", column_head="NAME")
     assert "username" not in [s.class_name for s in find_pii("Leanne Graham", "", column_head="Username")]  # two words
+
+
+@pytest.mark.parametrize(
+    "text, label, expected",
+    [
+        ("D23145890", "Doc No./ N du Doc", [("D23145890", "id_number")]),
+        ("Passport No. X1234567", "", [("X1234567", "id_number")]),
+        ("D23145890", "Expiry", []),  # no document-number label
+        ("ABCDEF12", "Doc No.", []),  # fewer than three digits
+        ("12 AUG/AOUT 74", "Date of birth/ Date de naissance", [("12 AUG/AOUT 74", "date_of_birth")]),
+        ("15 APR/AVR 12", "Expiry/ Expiration", []),  # the same form without birth context
+    ],
+)
+def test_identity_document_fields_by_their_labels(text, label, expected):
+    assert [(text[s.start : s.end], s.class_name) for s in find_pii(text, label)] == expected
