@@ -1,14 +1,18 @@
-"""Detector-alone FP area by class on real-dev (measurement only), for the classes of the default
-("screenshots") preset: summed area of calibrated detector boxes outside every GT box, as a share of the frame, per kind and class."""
+"""Detector-alone FP area by class on real-dev (measurement only): summed area of calibrated detector
+boxes outside every GT box, as a share of the frame, per kind and class. Usage:
+``python training/cards/fp_by_class.py [--preset] MODEL.onnx…``; ``--preset`` counts only the classes
+of the default ("screenshots") preset (the ninth session's table counted every class)."""
 import json, sys
 from collections import defaultdict
 import cv2, numpy as np
 from app.inference.vpd_detector import VpdDetector
 from app.core.policy import PRESETS
-PRESET = PRESETS["screenshots"]
+args = sys.argv[1:]
+PRESET = PRESETS["screenshots"] if "--preset" in args else None
+args = [a for a in args if a != "--preset"]
 root = "../shared/data/real-dev/"
 ann = json.load(open(root + "annotations.json"))
-for path in sys.argv[1:]:
+for path in args:
     det = VpdDetector.from_path(path)
     tot = defaultdict(float); n = defaultdict(int)
     for e in ann:
@@ -20,7 +24,7 @@ for path in sys.argv[1:]:
         n[e["kind"]] += 1
         d = det.detect(img)
         for box, c in zip(d.xyxy, d.class_ids):
-            if d.class_names[c] not in PRESET: continue
+            if PRESET is not None and d.class_names[c] not in PRESET: continue
             x0, y0, x1, y1 = [int(max(0, v)) for v in box]
             m = np.zeros((h, w), bool); m[y0:y1, x0:x1] = True
             tot[(e["kind"], d.class_names[c])] += float((m & ~gt).sum()) / (h * w)
