@@ -126,12 +126,18 @@ def handles(text: str, ctx: str) -> list[PiiSpan]:
         rest = re.match(r"\S+", text[m.end() :])
         if rest:
             spans.append(PiiSpan(m.end(), m.end() + rest.end(), "username", 0.9, "user_context"))
-    token = text.strip()
-    if USER_LABEL.search(ctx) and not USER_LABEL.fullmatch(token) and USER_TOKEN.fullmatch(token):
-        start = text.index(token)
-        score = 0.9 if USER_FIELD_LABEL.fullmatch(ctx) else 0.7
-        spans.append(PiiSpan(start, start + len(token), "username", score, "user_label"))
+    if USER_LABEL.search(ctx) and not USER_LABEL.fullmatch(text.strip()):
+        spans += _lone_username(text, 0.9 if USER_FIELD_LABEL.fullmatch(ctx) else 0.7, "user_label")
     return spans
+
+
+def _lone_username(text: str, score: float, recogniser: str) -> list[PiiSpan]:
+    """The line as one ``username`` span when it is a single handle-shaped token, else nothing."""
+    token = text.strip()
+    if not USER_TOKEN.fullmatch(token):
+        return []
+    start = text.index(token)
+    return [PiiSpan(start, start + len(token), "username", score, recogniser)]
 
 
 def phones(text: str, ctx: str) -> list[PiiSpan]:
@@ -295,11 +301,9 @@ RECOGNISERS: tuple[Recogniser, ...] = (
 def column_values(text: str, column_head: str) -> list[PiiSpan]:
     """The lone token of a table cell whose column is headed by a username label and nothing else
     ("USERNAME" over "Bret", "Antonette"): the value of that field, whatever word it looks like."""
-    token = text.strip()
-    if not column_head or not USER_FIELD_LABEL.fullmatch(column_head) or not USER_TOKEN.fullmatch(token):
+    if not column_head or not USER_FIELD_LABEL.fullmatch(column_head):
         return []
-    start = text.index(token)
-    return [PiiSpan(start, start + len(token), "username", 0.9, "user_column")]
+    return _lone_username(text, 0.9, "user_column")
 
 
 def find_pii(text: str, context: str = "", recognisers: Iterable[Recogniser] = RECOGNISERS,
