@@ -9,7 +9,10 @@ each source alone (detector, faces, OCR) and for their fusion, from the same raw
 * FP area: share of redacted pixels outside all GT boxes; on negative images, share redacted;
 * for YOLO datasets also mAP50, mAP50-95 and per-class AP of the fused detections;
 * with ``--max-box-share S``: every hidden box (padded, all sources) covering more than ``S`` of its
-  frame, unless it matches a GT box (a true large object); the exit status is 1 if there is any.
+  frame, unless it matches a GT box (a true large object); the exit status is 1 if there is any;
+* with ``--per-image`` (and ``--json``): for each image, every GT box with its fused coverage and
+  every fused hidden box (class, source, score, share of the frame outside the GT boxes), to see
+  which boxes are missed and which false boxes cost the most.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from app.commands.common import add_detection_args, load_detectors, policy_from_
 from app.core.detections import Detections, Source
 from app.core.errors import VpdError
 from app.core.geometry import frame_share
-from app.core.metrics import APAccumulator, CoverageTally, oversized, redaction_mask
+from app.core.metrics import APAccumulator, CoverageTally, outside_mask, oversized, redaction_mask
 from app.core.pipeline import Pipeline, detect_all_timed
 from app.media.image_io import SUPPORTED_SUFFIXES, read_image
 
@@ -59,6 +62,8 @@ def add_parser(sub) -> None:
     p.add_argument("--max-box-share", type=float, default=None, metavar="S",
                    help="list every hidden box covering more than S (0-1) of its frame and exit 1 if there is any "
                         "(boxes matching a GT box are exempt)")  # fmt: skip
+    p.add_argument("--per-image", action="store_true",
+                   help="with --json: also record each image's GT coverage and fused hidden boxes")
     add_detection_args(p)
     p.set_defaults(run=run)
 
@@ -119,11 +124,14 @@ def gt_to_pixels(sample: Sample, hw: tuple[int, int], normalised: bool) -> np.nd
 
 
 def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_names: list[str] | None,
-             coverage: float = 0.9, progress: bool = True, max_box_share: float | None = None) -> dict:  # fmt: skip
+             coverage: float = 0.9, progress: bool = True, max_box_share: float | None = None,
+             per_image: bool = False) -> dict:  # fmt: skip
     """Run every detector once per sample and tally each source variant; returns a JSON-able dict.
     With ``max_box_share``, ``result["oversized_boxes"]`` lists the fused hidden boxes (padded)
-    covering more than that share of their frame, GT-matched boxes excepted."""
+    covering more than that share of their frame, GT-matched boxes excepted. With ``per_image``,
+    ``result["per_image"]`` holds :func:`image_record` for every sample."""
     big_boxes: list[dict] = []
+    records: list[dict] = []
     tallies: dict[tuple[str, str, str], CoverageTally] = {}
     seconds = {d.name: 0.0 for d in pipeline.detectors}
     ap = APAccumulator(tuple(class_names)) if class_names else None
@@ -145,6 +153,8 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
             if variant == "fusion" and max_box_share is not None:
                 big_boxes += _oversized_records(sample, hidden, hw, gt, max_box_share)
             cov = tally(variant, "all", "all").add(gt, mask)
+            if variant == "fusion" and per_image:
+                records.append(image_record(sample, gt, cov, hidden, hw))
             tally(variant, "kind", sample.kind).add(gt, mask)
             for cat in sorted(set(sample.categories)):
                 tally(variant, "category", cat).add_boxes(cov[np.array(sample.categories) == cat])
@@ -161,7 +171,26 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
         result["ap"] = ap.summary()
     if max_box_share is not None:
         result.update(max_box_share=max_box_share, oversized_boxes=big_boxes)
+    if per_image:
+        result["per_image"] = records
     return result
+
+
+def image_record(sample: Sample, gt: np.ndarray, coverage: np.ndarray, hidden: Detections, hw: tuple[int, int]) -> dict:
+    """One image's diagnosis: its GT boxes with their fused coverage, and each hidden box with the
+    share of the frame it redacts outside every GT box (its own false area)."""
+    outside = outside_mask(gt, hw)
+    labels = hidden.labels
+    boxes = []
+    for i in range(len(hidden)):
+        own = redaction_mask(hidden.xyxy[i : i + 1], hw)
+        boxes.append({"class": labels[i], "source": Source(int(hidden.sources[i])).name.lower(),
+                      "score": round(float(hidden.scores[i]), 3), "xyxy": [round(float(v), 1) for v in hidden.xyxy[i]],
+                      "false_share": round(float((own & outside).sum()) / own.size, 4)})  # fmt: skip
+    return {"file": str(sample.path), "kind": sample.kind,
+            "gt": [{"category": c, "xyxy": [round(float(v), 1) for v in b], "coverage": round(float(v), 3)}
+                   for c, b, v in zip(sample.categories, gt, coverage)],
+            "hidden": boxes}  # fmt: skip
 
 
 def _oversized_records(sample: Sample, hidden: Detections, hw: tuple[int, int], gt: np.ndarray, max_share: float) -> list[dict]:
@@ -245,7 +274,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for warning in built.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    result = evaluate(pipeline, samples, normalised, names, args.coverage, max_box_share=args.max_box_share)
+    result = evaluate(pipeline, samples, normalised, names, args.coverage, max_box_share=args.max_box_share,
+                      per_image=args.per_image)
     result.update({"dataset": str(path), "providers": built.providers, "preset": args.preset, "conf": args.conf,
                    "padding": args.padding, "detectors": [d.name for d in built.detectors]})  # fmt: skip
     print(format_table(result))

@@ -99,3 +99,22 @@ def test_eval_max_box_share_exempts_a_box_that_matches_a_large_gt_box(tmp_path):
                  "--no-tiling", "--max-box-share", "0.25"]) == 0  # fmt: skip
     assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-codes",
                  "--no-tiling", "--max-box-share", "1.5"]) == 2  # fmt: skip
+
+
+def test_eval_per_image_records_coverage_and_false_share(tmp_path, model):
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.png"), np.full((64, 64, 3), 200, np.uint8))
+    ann = [{"file": "images/a.png", "width": 64, "height": 64, "kind": "screenshot",
+            "boxes": [{"category": "email", "box": [16, 16, 48, 32]}, {"category": "phone", "box": [0, 50, 20, 60]}]}]
+    (tmp_path / "annotations.json").write_text(json.dumps(ann))
+    out = tmp_path / "r.json"
+    assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-codes", "--no-tiling",
+                 "--per-image", "--json", str(out)]) == 0  # fmt: skip
+    (rec,) = json.loads(out.read_text())["per_image"]
+    assert rec["file"].endswith("a.png") and rec["kind"] == "screenshot"
+    cov = {g["category"]: g["coverage"] for g in rec["gt"]}
+    assert cov["email"] == 1.0 and cov["phone"] == 0.0
+    (box,) = rec["hidden"]
+    assert box["class"] == "email" and box["source"] == "detector"
+    # only the padding around the 32x16 email box lies outside the GT: ≈ 350 of 4096 px
+    assert 0.05 < box["false_share"] < 0.1
