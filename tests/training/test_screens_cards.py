@@ -112,3 +112,19 @@ def test_big_numbers_never_look_like_codes():
 
 def test_every_absent_class_is_a_taxonomy_class():
     assert ABSENT <= set(CLASS_NAMES)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_keyboard_covers_the_bottom_and_forgets_the_labels_under_it(seed):
+    from training.synth.ui import keyboard
+
+    c = Canvas(390, 844, "#ffffff")
+    c.label("person_name", (20, 780, 200, 800))  # under the keyboard: hidden, so no longer a positive
+    c.label("username", (20, 100, 200, 120))  # above it: kept
+    top = keyboard(c, 390, 844, theme(np.random.default_rng(seed)), np.random.default_rng(seed))
+    img, labels = c.finish()
+    assert 844 * 0.6 <= top <= 844 * 0.72
+    assert [cls for cls, _ in labels] == ["username"]
+    under = img[int(top) + 4:, :]
+    assert (np.abs(under.astype(int) - 255).sum(axis=2) > 30).mean() > 0.2  # keys and panel were drawn
+    assert (img[: int(top) - 1] == 255).all()  # nothing is drawn above the keyboard

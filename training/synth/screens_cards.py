@@ -19,7 +19,7 @@ from PySide6.QtGui import QBrush, QColor, QLinearGradient, QPainterPath
 from . import fakedata as fd
 from .qtkit import Canvas, make_font, rounded_path
 from .screens_web import browser_chrome
-from .ui import ACCENTS, Theme, avatar, status_bar, theme
+from .ui import ACCENTS, Theme, avatar, keyboard, status_bar, theme
 
 # Everything this scene can label; every other class is provably absent (known negative).
 CARDS_CLASSES = frozenset({"person_name", "username", "email", "avatar", "notification"})
@@ -451,7 +451,9 @@ def _desktop(rng) -> Canvas:
 
 
 def _extras(c: Canvas, th: Theme, w, h, rng, top, mobile: bool) -> Canvas:
-    if rng.random() < 0.25:
+    if mobile and rng.random() < 0.3:
+        keyboard(c, w, h, th, rng)
+    elif rng.random() < 0.25:
         bh = 140.0 if mobile else 96.0
         cookie_banner(c, 8 if mobile else 0, h - bh - (8 if mobile else 0), w - (16 if mobile else 0), bh, th, rng)
     if rng.random() < 0.15:

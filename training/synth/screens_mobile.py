@@ -11,7 +11,7 @@ from PySide6.QtGui import QFontMetricsF
 
 from . import fakedata as fd
 from .qtkit import Canvas, make_font
-from .ui import Theme, avatar, map_view, status_bar, theme, toast
+from .ui import Theme, avatar, keyboard, map_view, status_bar, theme, toast
 
 
 def _phone(rng: np.random.Generator) -> tuple[Canvas, Theme, bool, float, float]:
@@ -37,6 +37,8 @@ def _app_bar(c: Canvas, th: Theme, w: float, y: float, title: str, ios: bool, rn
 
 
 def _finish_with_toast(c: Canvas, th: Theme, w: float, rng) -> tuple:
+    if rng.random() < 0.25:
+        keyboard(c, w, c.lh, th, rng)
     if rng.random() < 0.3:
         toast(c, 8, 36, w - 16, th, rng, fd.make_person(rng), mobile=True)
     return c.finish()

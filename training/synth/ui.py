@@ -178,4 +178,70 @@ def mono_font(th: Theme, px: float):
     return make_font(th.mono, px)
 
 
-__all__ = ["Theme", "theme", "avatar", "status_bar", "toast", "map_view", "mono_font", "MONO", "SANS", "SERIF"]
+_KEY_ROWS = {
+    "qwerty": ("qwertyuiop", "asdfghjkl", "zxcvbnm"),
+    "qwertz": ("qwertzuiopü", "asdfghjklöä", "yxcvbnm"),
+    "azerty": ("azertyuiop", "qsdfghjklm", "wxcvbn"),
+    "digits": ("1234567890", "-/:;()€&@\"", ".,?!'"),
+}
+_DIALPAD = (("1", ""), ("2", "ABC"), ("3", "DEF"), ("4", "GHI"), ("5", "JKL"), ("6", "MNO"),
+            ("7", "PQRS"), ("8", "TUV"), ("9", "WXYZ"), ("*", ""), ("0", "+"), ("#", ""))
+_SUGGESTIONS = ("the", "I", "and", "you", "ok", "thanks", "see", "on", "my", "yes", "Hi", "is", "can", "will", "at",
+                "danke", "merci", "le", "und", "time", "today", "later", "sure", "good")
+
+
+def keyboard(c: Canvas, w: float, h: float, th: Theme, rng: np.random.Generator) -> float:
+    """An on-screen keyboard (letters, symbols or a PIN/dial pad) over the bottom of a phone screen,
+    unlabelled: rows of single letters and digits are exactly what a code or plate detector must
+    learn to leave alone. Labels it hides are forgotten. Returns its top y."""
+    pad = bool(rng.random() < 0.25)
+    kh = float(rng.uniform(0.3, 0.36) * h)
+    top = h - kh
+    c.occlude(0, top, w, kh)
+    dark = th.dark
+    panel = str(rng.choice(["#1f1f1f", "#2b2b2d", "#202124"] if dark else ["#d1d3d9", "#e8eaed", "#f1f3f4", "#cfd4da"]))
+    key = str(rng.choice(["#3c3c3f", "#4a4a4d"] if dark else ["#ffffff", "#fcfcfe"]))
+    fg = "#f1f1f1" if dark else "#202124"
+    c.rect(0, top, w, kh, panel)
+    y = top + 6
+    if not pad:  # the suggestion strip
+        f = make_font(th.family, 15)
+        words = rng.choice(_SUGGESTIONS, 3, replace=False)
+        for i, word in enumerate(words):
+            c.text(w * (i + 0.5) / 3 - 8 * len(str(word)) / 2, y + 8, str(word), f, fg)
+        y += 40
+    gap = 6.0
+    if pad:
+        rows, cols = 4, 3
+        kw, khh = (w - gap * (cols + 1)) / cols, (h - y - gap * (rows + 1) - 20) / rows
+        big, small = make_font(th.family, 24), make_font(th.family, 9, bold=True)
+        for i, (digit, letters) in enumerate(_DIALPAD):
+            x0, y0 = gap + (i % cols) * (kw + gap), y + gap + (i // cols) * (khh + gap)
+            c.rect(x0, y0, kw, khh, key, 6)
+            c.text(x0 + kw / 2 - 7, y0 + khh / 2 - 20, digit, big, fg)
+            if letters:
+                c.text(x0 + kw / 2 - 4 * len(letters), y0 + khh / 2 + 8, letters, small, fg)
+        return top
+    layout = _KEY_ROWS[str(rng.choice(list(_KEY_ROWS)))]
+    upper = bool(rng.random() < 0.4)
+    n = max(len(r) for r in layout)
+    kw = (w - gap * (n + 1)) / n
+    khh = (h - y - gap * 5 - 20) / 4
+    f = make_font(th.family, float(np.clip(khh * 0.45, 14, 24)))
+    for r, row in enumerate(layout):
+        x0 = (w - len(row) * (kw + gap) + gap) / 2
+        for k, ch in enumerate(row):
+            x, yy = x0 + k * (kw + gap), y + gap + r * (khh + gap)
+            c.rect(x, yy, kw, khh, key, 5)
+            c.text(x + kw / 2 - 5, yy + khh * 0.22, ch.upper() if upper else ch, f, fg)
+    yb = y + gap + 3 * (khh + gap)  # the bottom row: mode key, space bar, return
+    c.rect(gap, yb, kw * 2, khh, panel if dark else "#adb3bc", 5)
+    c.text(gap + 6, yb + khh * 0.25, "123" if layout is not _KEY_ROWS["digits"] else "ABC", make_font(th.family, 13), fg)
+    c.rect(gap * 2 + kw * 2, yb, w - kw * 4 - gap * 4, khh, key, 5)
+    c.text(w / 2 - 20, yb + khh * 0.25, str(rng.choice(["space", "English", "Deutsch", "Français", ""])),
+           make_font(th.family, 12), th.muted)
+    c.rect(w - gap - kw * 2, yb, kw * 2, khh, th.accent if rng.random() < 0.5 else key, 5)
+    return top
+
+
+__all__ = ["Theme", "theme", "avatar", "status_bar", "toast", "map_view", "keyboard", "mono_font", "MONO", "SANS", "SERIF"]
