@@ -26,6 +26,7 @@ from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
 from app.inference.packaged_models import cached_derivative, packaged_file
+from app.inference.picture_bounds import grow_faces_to_pictures
 from app.inference.session import active_provider, create_session
 
 log = logging.getLogger(__name__)
@@ -201,5 +202,6 @@ class CenterFaceDetector(FaceDetectorBase):
         heat, scale, offset, _ = self.session.run(list(OUTPUT_NAMES), {self._input_name: tensor})
         xyxy, scores = decode_centerface(heat, scale, offset, tensor.shape[2:], self.settings.threshold, self.settings.nms_iou)
         xyxy = scale_boxes(xyxy / np.array([sx, sy, sx, sy], np.float32), self.settings.box_scale, frame.shape[:2])
+        xyxy = grow_faces_to_pictures(frame, xyxy)
         self.last_seconds = time.perf_counter() - t0
         return self.faces(xyxy, scores)
