@@ -114,8 +114,9 @@ def collect(model: Path, data_root: Path, splits: tuple[str, ...], limit: int | 
 
 
 def calibrate(model: Path, data_root: Path, splits=("val", "real_test"), min_gt: int = 20, limit: int | None = None,
-              floor: float = T_MIN) -> dict:
-    """Per-class thresholds and their F1/precision/recall on ``splits`` (see module doc)."""
+              floor: float = T_MIN, beta: float = 1.0) -> dict:
+    """Per-class thresholds and their F-beta/precision/recall on ``splits`` (see module doc);
+    ``beta`` < 1 weighs precision more (fewer false boxes), > 1 recall."""
     preds, n_gt, names = collect(model, data_root, splits, limit)
     report = {}
     for c, name in enumerate(names):
@@ -124,8 +125,8 @@ def calibrate(model: Path, data_root: Path, splits=("val", "real_test"), min_gt:
         if g < min_gt:
             report[name] = {"gt": g, "threshold": None}
             continue
-        t, f, p, r = f_beta_threshold(s, tp, g, floor=floor)
-        report[name] = {"gt": g, "threshold": t, "f1": round(f, 4), "precision": round(p, 4), "recall": round(r, 4)}
+        t, f, p, r = f_beta_threshold(s, tp, g, beta=beta, floor=floor)
+        report[name] = {"gt": g, "threshold": t, "f_beta": round(f, 4), "beta": beta, "precision": round(p, 4), "recall": round(r, 4)}
     return report
 
 
@@ -138,11 +139,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--min-gt", type=int, default=20)
     p.add_argument("--limit", type=int, default=None, help="at most this many images per split")
     p.add_argument("--floor", type=float, default=T_MIN, help="lowest threshold a class may get (default: the app's 0.25)")
+    p.add_argument("--beta", type=float, default=1.0,
+                   help="F-beta weighting: below 1 favours precision (default: %(default)s, F1)")
     p.add_argument("--json", type=Path, help="write the per-class report here")
     p.add_argument("--write", action="store_true", help="store the thresholds in the model's vpd_class_conf metadata")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    report = calibrate(a.model, a.data, tuple(a.splits), a.min_gt, a.limit, a.floor)
+    if a.beta <= 0:
+        p.error(f"--beta must be > 0, got {a.beta}")
+    report = calibrate(a.model, a.data, tuple(a.splits), a.min_gt, a.limit, a.floor, a.beta)
     for name, r in report.items():
         log.info("%-18s gt %5d  threshold %s", name, r["gt"], r.get("threshold"))
     if a.json:

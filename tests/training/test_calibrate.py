@@ -36,3 +36,12 @@ def test_greedy_matching_takes_each_truth_once():
     pred = np.array([[0, 0, 10, 10], [1, 1, 10, 10], [50, 50, 60, 60]], np.float32)
     assert match_class(pred, np.array([0.5, 0.9, 0.8]), gt).tolist() == [False, True, False]
     assert not match_class(pred, np.array([0.5, 0.9, 0.8]), np.zeros((0, 4), np.float32)).any()
+
+
+def test_a_beta_below_one_trades_recall_for_precision():
+    # two true boxes score high, two more score below a false one
+    scores = np.array([0.9, 0.85, 0.58, 0.5, 0.45, 0.3])
+    is_tp = np.array([True, True, False, True, True, False])
+    t1, _, p1, r1 = f_beta_threshold(scores, is_tp, n_gt=4, beta=1.0)
+    t05, _, p05, r05 = f_beta_threshold(scores, is_tp, n_gt=4, beta=0.3)
+    assert t05 > t1 and p05 > p1 and r05 < r1
