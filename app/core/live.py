@@ -212,6 +212,7 @@ class LiveMasker:
         self._cond = threading.Condition()
         self._stop = False
         self._pending: tuple[int, np.ndarray, float] | None = None
+        self._working = False  # the detector thread is on a frame it took
         self._result: _Result | None = None
         self._error: str | None = None
         self._ready = threading.Event()
@@ -252,6 +253,8 @@ class LiveMasker:
                     return
                 seq, frame, captured = self._pending
                 self._pending = None
+                self._working = True
+                self._cond.notify_all()
             t0 = time.perf_counter()
             try:
                 gray = to_flow_gray(frame) if self.options.optical_flow else None
@@ -263,6 +266,7 @@ class LiveMasker:
                 log.warning("live detector failed: %s", exc)
                 with self._cond:
                     self._error = f"{type(exc).__name__}: {exc}"
+                    self._working = False
                 continue
             detect_s = time.perf_counter() - t0
             if self._ocr is not None:
@@ -281,6 +285,7 @@ class LiveMasker:
                 self._result = _Result(seq, captured, raw, gray)
                 self._error = None
                 self._n_results += 1
+                self._working = False
                 self._cond.notify_all()
             self._ready.set()
 
@@ -305,6 +310,12 @@ class LiveMasker:
         """Block until ``n`` fast-tier results exist (tests, benchmarks); False on timeout."""
         with self._cond:
             return self._cond.wait_for(lambda: self._n_results >= n, timeout)
+
+    def detector_idle(self) -> bool:
+        """True when the detector thread waits for a frame: none pending, none in hand (tests,
+        benchmarks: with a fake clock, lets the caller wait until the thread has settled)."""
+        with self._cond:
+            return self._pending is None and not self._working
 
     def wait_ready(self, timeout: float) -> bool:
         """Block until the first detection result exists (or ``timeout`` s); True if it does."""
