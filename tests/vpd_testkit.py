@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -144,6 +145,19 @@ class FakeClock:
         with self.cond:
             self.t = t
             self.cond.notify_all()
+
+
+def settle_live_detector(masker, det, clock: FakeClock, timeout: float = 10.0) -> None:
+    """Wait (real time) until the live detector thread waits for the fake clock (``det.waiting_until``,
+    the fake time its call answers at, is still ahead) or for a frame (``masker.detector_idle()``),
+    so what the thread does between two fake instants never depends on how the OS schedules it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        due = det.waiting_until
+        if (due is not None and due > clock.t) or masker.detector_idle():
+            return
+        time.sleep(0.0002)
+    raise AssertionError("the live detector thread did not settle")
 
 
 def photographed(frame: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ from app.core.live_lead import LeadTracker
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from vpd_testkit import FakeClock as Clock
+from vpd_testkit import settle_live_detector
 
 NAMES = ("email",)
 FPS = 30.0
@@ -46,14 +47,16 @@ class LateOracle:
     class_names = NAMES
 
     def __init__(self, clock):
-        self.clock, self.calls, self.last_due = clock, 0, 0.0
+        self.clock, self.calls = clock, 0
+        self.waiting_until = None  # the fake time this call answers at, while it waits for it
 
     def detect(self, frame):
         due = self.clock.t + LATENCY
-        self.last_due = due
         self.calls += 1
+        self.waiting_until = due
         with self.clock.cond:
             self.clock.cond.wait_for(lambda: self.clock.t >= due, WAIT)
+        self.waiting_until = None
         key = np.all(frame == MAGENTA, axis=2).astype(np.uint8)
         n, _, stats, _ = cv2.connectedComponentsWithStats(key)
         boxes = [[x, y, x + w, y + h] for x, y, w, h, area in stats[1:n] if area >= 20]
@@ -73,9 +76,9 @@ def shown_card_frames(lead: bool) -> tuple[list[int], int]:
     with LiveMasker(Pipeline([det], Policy(classes=None)), opts, clock=clock) as m:
         for i in range(FRAMES):
             clock.advance(i / FPS)
-            calls = det.calls
-            m.wait_results(calls if det.last_due <= clock.t else calls - 1, WAIT)  # answers due by now land
+            settle_live_detector(m, det, clock, WAIT)  # answers due by now land
             out = m.process(render(i, bg), captured_at=i / FPS)
+            settle_live_detector(m, det, clock, WAIT)  # an idle detector takes this frame
             applied = m.telemetry().detections
             if applied >= 2 and second is None:
                 second = i

@@ -5,7 +5,6 @@ The fake detector answers a frame only once the fake clock has passed that frame
 plus its latency, so timing is the clock's, not the machine's (no sleeps)."""
 
 import itertools
-import time
 
 import cv2
 import numpy as np
@@ -16,6 +15,7 @@ from app.core.live import LiveMasker, LiveOptions
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from vpd_testkit import FakeClock as Clock
+from vpd_testkit import settle_live_detector
 
 NAMES = ("email", "face")
 FPS = 30.0
@@ -71,18 +71,6 @@ class SlowOracle:
         return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(ids), 0.9), ids, NAMES)
 
 
-def settle(masker, det, clock):
-    """Wait (real time) until the detector thread waits for the fake clock or for a frame, so
-    what it does between two fake instants never depends on how the OS schedules it."""
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        due = det.waiting_until
-        if (due is not None and due > clock.t) or masker.detector_idle():
-            return
-        time.sleep(0.0002)
-    raise AssertionError("the live detector thread did not settle")
-
-
 def covered(out, box):
     x0, y0, x1, y1 = box[:4]
     return out.frame[y0:y1, x0:x1].max() == 0
@@ -107,9 +95,9 @@ def test_pii_appearing_mid_stream_is_visible_at_most_two_ticks_and_never_after(l
     with LiveMasker(Pipeline([det], Policy(classes=None)), LiveOptions(banner=False, fps=fps), clock=clock) as m:
         for i in range(int(5 * fps)):
             clock.advance(i / fps)
-            settle(m, det, clock)  # every answer due by now lands before this frame is masked
+            settle_live_detector(m, det, clock, WAIT)  # every answer due by now lands before this frame is masked
             out = m.process(render(i, bg, fps), captured_at=i / fps)
-            settle(m, det, clock)  # an idle detector takes this frame, however late its thread runs
+            settle_live_detector(m, det, clock, WAIT)  # an idle detector takes this frame, however late its thread runs
             outs.append(out)
             for box in (TEXT, FACE):
                 if i < box[4] * fps / FPS or not out.protected:  # a paused frame hides everything
