@@ -48,12 +48,17 @@ def test_eval_yolo_reports_recall_fp_and_map(tmp_path, model, capsys):
     assert faces_only[("all", "all")]["recall_at_coverage"] == 0.0
 
 
-def test_eval_json_format(tmp_path, model):
-    (tmp_path / "images").mkdir()
-    cv2.imwrite(str(tmp_path / "images" / "a.png"), np.full((64, 64, 3), 200, np.uint8))
+def _email_and_phone_screenshot(root):
+    """A one-image data set: a 64x64 screenshot with an e-mail box the test detector finds and a phone box it misses."""
+    (root / "images").mkdir()
+    cv2.imwrite(str(root / "images" / "a.png"), np.full((64, 64, 3), 200, np.uint8))
     ann = [{"file": "images/a.png", "width": 64, "height": 64, "kind": "screenshot",
             "boxes": [{"category": "email", "box": [16, 16, 48, 32]}, {"category": "phone", "box": [0, 50, 20, 60]}]}]
-    (tmp_path / "annotations.json").write_text(json.dumps(ann))
+    (root / "annotations.json").write_text(json.dumps(ann))
+
+
+def test_eval_json_format(tmp_path, model):
+    _email_and_phone_screenshot(tmp_path)
     out = tmp_path / "r.json"
     assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--json", str(out)]) == 0
     r = json.loads(out.read_text())
@@ -102,11 +107,7 @@ def test_eval_max_box_share_exempts_a_box_that_matches_a_large_gt_box(tmp_path):
 
 
 def test_eval_per_image_records_coverage_and_false_share(tmp_path, model):
-    (tmp_path / "images").mkdir()
-    cv2.imwrite(str(tmp_path / "images" / "a.png"), np.full((64, 64, 3), 200, np.uint8))
-    ann = [{"file": "images/a.png", "width": 64, "height": 64, "kind": "screenshot",
-            "boxes": [{"category": "email", "box": [16, 16, 48, 32]}, {"category": "phone", "box": [0, 50, 20, 60]}]}]
-    (tmp_path / "annotations.json").write_text(json.dumps(ann))
+    _email_and_phone_screenshot(tmp_path)
     out = tmp_path / "r.json"
     assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-codes", "--no-tiling",
                  "--per-image", "--json", str(out)]) == 0  # fmt: skip
