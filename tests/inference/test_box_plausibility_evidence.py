@@ -63,6 +63,26 @@ def test_weak_code_boxes_on_a_screen_large_enough_to_decode_must_decode():
     assert len(check.apply(dets([], [], []), screen)) == 0
 
 
+def test_weak_qr_boxes_in_a_photo_large_enough_to_decode_must_decode():
+    segno = pytest.importorskip("segno")
+    pytest.importorskip("zxingcpp")
+    buf = io.BytesIO()
+    segno.make("https://example.com/u/jane.doe", micro=False).save(buf, kind="png", scale=7, border=4)
+    qr = cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)
+    rng = np.random.default_rng(0)
+    photo = cv2.GaussianBlur(rng.integers(60, 200, (600, 900, 3), dtype=np.uint8), (0, 0), 1.5)
+    photo[20 : 20 + qr.shape[0], 20 : 20 + qr.shape[1]] = qr
+    photo = np.clip(cv2.GaussianBlur(photo, (0, 0), 0.8) + rng.normal(0, 4, photo.shape), 0, 255).astype(np.uint8)  # a camera's blur and noise
+    side = qr.shape[0] - 2 * 28  # the symbol without its 4-module quiet zone
+    found = dets([[48, 48, 48 + side, 48 + side],  # weak, on the real code (7 px a module): decodes
+                  [500, 200, 700, 400],  # weak 200 px "QR" on texture: a code that size would decode
+                  [500, 200, 700, 400],  # the same, confident: kept
+                  [520, 220, 640, 340]],  # weak 120 px: a real code this size may be too blurred to read
+                 [0.3, 0.3, 0.7, 0.3], [0, 0, 0, 0])  # fmt: skip
+    assert CodeEvidence().unreadable(found, photo).tolist() == [False, True, False, False]
+    assert not CodeEvidence(photo_px_per_module=None).unreadable(found, photo).any()
+
+
 def _screen_with_card() -> np.ndarray:
     """A rendered screen: white, one grey rounded 'card' (a UI list row) with a dark text bar."""
     frame = np.full((400, 600, 3), 255, np.uint8)
