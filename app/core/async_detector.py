@@ -123,6 +123,30 @@ def split_slow_detectors(detectors: Sequence[Detector]) -> tuple[tuple[Detector,
     return fast, slow
 
 
+class AlternatingLooks:
+    """A detector that offers a cheaper quick look (``detect_quick``: CenterFace at half its input
+    side) behind the plain ``Detector`` interface: every ``full_every``-th call takes the full
+    look, the others the quick one. Live mode's fast tier uses it as video export does: the quick
+    look finds the faces that are large enough at that size, and the tracker holds the small ones a
+    full look found until the next full look."""
+
+    def __init__(self, detector: Detector, full_every: int) -> None:
+        if full_every < 1:
+            raise ValueError(f"full look interval must be ≥ 1 call, got {full_every}")
+        self.detector = detector
+        self.full_every = full_every
+        self.calls = 0
+
+    def __getattr__(self, name: str):
+        return getattr(self.detector, name)  # name, class_names, provider, timings
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """The full look on every ``full_every``-th call (the first included), else the quick one."""
+        full = self.calls % self.full_every == 0
+        self.calls += 1
+        return self.detector.detect(frame) if full else self.detector.detect_quick(frame)
+
+
 class DetectorGroup:
     """Several detectors behind one ``Detector`` (e.g. two slow plug-ins sharing one worker)."""
 

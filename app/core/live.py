@@ -37,7 +37,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from app.core.async_detector import AsyncDetector, DetectorGroup, lower_thread_priority, split_slow_detectors
+from app.core.async_detector import (AlternatingLooks, AsyncDetector, DetectorGroup, lower_thread_priority,
+                                     split_slow_detectors)
 from app.core.detections import Detections, Source, concat
 from app.core.live_lead import LeadSettings, LeadTracker
 from app.core.live_ocr import OcrTier
@@ -67,7 +68,9 @@ class LiveOptions:
     ``changed_regions``: after a rigid scroll or pan, the fast tier re-detects only what the
     shifted previous tick does not explain (``app.core.live_regions``); None: always whole frames.
     ``lead``: also hide, for each object moving against the picture, the stretch its measured
-    velocity covers in the age of its newest detection (``app.core.live_lead``)."""
+    velocity covers in the age of its newest detection (``app.core.live_lead``).
+    ``full_look_every``: a fast detector with a cheaper quick look (faces) takes its full look on
+    every N-th tick and the quick one between (``AlternatingLooks``); 1: always the full look."""
 
     hold_s: float = 0.5
     deadline_s: float = 1.0
@@ -83,6 +86,7 @@ class LiveOptions:
     deadline_ticks: float = 2.5
     changed_regions: RegionSettings | None = RegionSettings()
     lead: bool = True
+    full_look_every: int = 2
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,8 @@ class LiveMasker:
             self.lead = LeadTracker(self.motion if options.optical_flow else None,
                                     LeadSettings(error_sigmas=options.error_sigmas))  # fmt: skip
         fast, slow = split_slow_detectors(pipeline.detectors)
+        if options.full_look_every > 1:
+            fast = tuple(AlternatingLooks(d, options.full_look_every) if hasattr(d, "detect_quick") else d for d in fast)
         # With OCR alone there is nothing fast to keep protection alive: it runs on the tick then.
         self._fast = fast if fast else tuple(pipeline.detectors)
         # During a scroll or pan only the newly revealed part is new to the detector: re-detecting

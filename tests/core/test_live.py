@@ -149,3 +149,41 @@ def test_late_detector_hides_only_what_changed_since_its_frame_then_stalls():
         out = m.process(base.copy())
         assert not out.protected and out.reason == "stalled" and out.frame.max() == 0
         gate.set()
+
+
+class QuickLookDetector(BoxDetector):
+    """Records which look each call took."""
+
+    def __init__(self):
+        super().__init__()
+        self.looks = []
+
+    def detect(self, frame):
+        self.looks.append("full")
+        return super().detect(frame)
+
+    def detect_quick(self, frame):
+        self.looks.append("quick")
+        return super().detect(frame)
+
+
+@pytest.mark.parametrize("every, expected", [(1, ["full"] * 6), (2, ["full", "quick"] * 3),
+                                             (3, ["full", "quick", "quick"] * 2)])
+def test_live_fast_tier_alternates_full_and_quick_looks(every, expected):
+    det = QuickLookDetector()
+    with masker(det, full_look_every=every) as m:
+        for n in range(1, 7):
+            m.process(frame())
+            assert m.wait_results(n, WAIT)
+    assert det.looks == expected
+
+
+def test_alternating_looks_passes_the_detector_through_and_rejects_a_bad_interval():
+    from app.core.async_detector import AlternatingLooks
+
+    det = QuickLookDetector()
+    looks = AlternatingLooks(det, 2)
+    assert looks.name == "fake" and looks.class_names == NAMES
+    assert len(looks.detect(frame())) == 1 and len(looks.detect(frame())) == 1 and det.looks == ["full", "quick"]
+    with pytest.raises(ValueError, match="full look interval"):
+        AlternatingLooks(det, 0)

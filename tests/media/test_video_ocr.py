@@ -124,3 +124,12 @@ def test_cli_ocr_every_reaches_the_export_and_is_validated(clip, tmp_path, capsy
     assert main(["stream", "--source", "synthetic", "--record", str(tmp_path / "s.mp4"), "--fake-detector",
                  "--ocr-every", "-1"]) == 2  # fmt: skip
     assert "--ocr-every must be" in capsys.readouterr().err
+
+
+def test_cli_stream_full_look_every_is_validated(tmp_path, capsys):
+    from app.dev import main
+
+    assert main(["stream", "--source", "synthetic", "--record", str(tmp_path / "s.mp4"), "--fake-detector",
+                 "--full-look-every", "0"]) == 2  # fmt: skip
+    assert "--full-look-every must be ≥ 1" in capsys.readouterr().err
+    assert not (tmp_path / "s.mp4").exists()
