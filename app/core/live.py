@@ -70,7 +70,10 @@ class LiveOptions:
     ``lead``: also hide, for each object moving against the picture, the stretch its measured
     velocity covers in the age of its newest detection (``app.core.live_lead``).
     ``full_look_every``: a fast detector with a cheaper quick look (faces) takes its full look on
-    every N-th tick and the quick one between (``AlternatingLooks``); 1: always the full look."""
+    every N-th tick and the quick one between (``AlternatingLooks``); 1 (default): always the full
+    look. Measured on the contacts pan clip, 2 shows more of the picture (changed outside the truth
+    99.5 → 46.5 %) but leaks more (5 → 64 frames): the fresher fast tier fills fewer stale regions,
+    and scrolled-in names then show until OCR reads them."""
 
     hold_s: float = 0.5
     deadline_s: float = 1.0
@@ -86,7 +89,7 @@ class LiveOptions:
     deadline_ticks: float = 2.5
     changed_regions: RegionSettings | None = RegionSettings()
     lead: bool = True
-    full_look_every: int = 2
+    full_look_every: int = 1
 
 
 @dataclass(frozen=True)
