@@ -91,6 +91,10 @@ class LiveOptions:
     lead: bool = True
     full_look_every: int = 1
 
+    def __post_init__(self) -> None:
+        if self.full_look_every < 1:
+            raise ValueError(f"full look interval must be ≥ 1 tick, got {self.full_look_every}")
+
 
 @dataclass(frozen=True)
 class LiveFrame:

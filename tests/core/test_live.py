@@ -187,3 +187,8 @@ def test_alternating_looks_passes_the_detector_through_and_rejects_a_bad_interva
     assert len(looks.detect(frame())) == 1 and len(looks.detect(frame())) == 1 and det.looks == ["full", "quick"]
     with pytest.raises(ValueError, match="full look interval"):
         AlternatingLooks(det, 0)
+
+
+def test_live_options_reject_a_bad_look_interval():
+    with pytest.raises(ValueError, match="full look interval"):
+        LiveOptions(full_look_every=0)
