@@ -176,3 +176,17 @@ def hidden_share_after_padding(found_xyxy, true_box, hw) -> float:
     s = RedactionSettings()
     padded = pad_xyxy(np.asarray([found_xyxy], np.float32), s.padding, s.min_padding_px, hw)
     return float(box_coverage(np.array([true_box], np.float32), redaction_mask(padded, hw))[0])
+
+
+def qr_image(scale: int, border: int = 4, text: str = "https://example.com/u/jane.doe") -> np.ndarray:
+    """A real QR code (BGR, ``scale`` px a module, ``border`` modules of quiet zone); skips the test
+    when segno or zxing-cpp (to read it back) is not installed."""
+    import io
+
+    import pytest
+
+    segno = pytest.importorskip("segno")
+    pytest.importorskip("zxingcpp")
+    buf = io.BytesIO()
+    segno.make(text, micro=False).save(buf, kind="png", scale=scale, border=border)
+    return cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)

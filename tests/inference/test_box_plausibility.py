@@ -3,14 +3,13 @@ the VPD detector's wiring), and large detector code boxes that the decoder canno
 
 from __future__ import annotations
 
-import io
-
 import cv2
 import numpy as np
 import pytest
 
 from app.core.detections import Detections, Source, concat
 from app.inference.box_plausibility import SIZE_LIMITS, SizePlausibility, derive_size_limits, undecoded_large_codes
+from vpd_testkit import qr_image
 
 NAMES = ("email", "qr_code", "barcode", "face")
 
@@ -72,13 +71,9 @@ def test_large_detector_codes_need_a_decoded_symbol_inside():
 
 
 def test_code_detector_refine_keeps_a_large_code_it_read_and_drops_one_it_did_not():
-    segno = pytest.importorskip("segno")
-    pytest.importorskip("zxingcpp")
+    qr = qr_image(scale=8)
     from app.inference.codes_zxing import CodeDetector
 
-    buf = io.BytesIO()
-    segno.make("https://example.com/u/jane.doe", micro=False).save(buf, kind="png", scale=8, border=4)
-    qr = cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)
     frame = np.full((qr.shape[0] + 40, qr.shape[1] + 40, 3), 255, np.uint8)
     frame[20 : 20 + qr.shape[0], 20 : 20 + qr.shape[1]] = qr
     codes = CodeDetector()

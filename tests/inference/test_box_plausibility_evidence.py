@@ -3,14 +3,13 @@ rendered screen must hold a card number; confident boxes, small codes and camera
 
 from __future__ import annotations
 
-import io
-
 import cv2
 import numpy as np
 import pytest
 
 from app.core.detections import Detections, Source
 from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence
+from vpd_testkit import qr_image
 
 NAMES = ("qr_code", "barcode", "payment_card", "card_number")
 
@@ -24,11 +23,7 @@ def dets(boxes, scores, classes, sources=None):
 def qr_frames() -> tuple[np.ndarray, np.ndarray, list[float]]:
     """A 400 x 600 rendered screen (flat white, a grey icon) and a camera-like frame (noise), each with
     a real QR code at 4 px a module; the code's xyxy."""
-    segno = pytest.importorskip("segno")
-    pytest.importorskip("zxingcpp")
-    buf = io.BytesIO()
-    segno.make("https://example.com/u/jane.doe", micro=False).save(buf, kind="png", scale=4, border=4)
-    qr = cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)
+    qr = qr_image(scale=4)
     screen = np.full((400, 600, 3), 255, np.uint8)
     cv2.circle(screen, (350, 150), 45, (120, 120, 120), -1)  # an icon
     screen[250:350, 100:200] = np.random.default_rng(2).integers(0, 255, (100, 100, 3), dtype=np.uint8)  # an avatar photo
@@ -64,11 +59,7 @@ def test_weak_code_boxes_on_a_screen_large_enough_to_decode_must_decode():
 
 
 def test_weak_qr_boxes_in_a_photo_large_enough_to_decode_must_decode():
-    segno = pytest.importorskip("segno")
-    pytest.importorskip("zxingcpp")
-    buf = io.BytesIO()
-    segno.make("https://example.com/u/jane.doe", micro=False).save(buf, kind="png", scale=7, border=4)
-    qr = cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)
+    qr = qr_image(scale=7)
     rng = np.random.default_rng(0)
     photo = cv2.GaussianBlur(rng.integers(60, 200, (600, 900, 3), dtype=np.uint8), (0, 0), 1.5)
     photo[20 : 20 + qr.shape[0], 20 : 20 + qr.shape[1]] = qr
