@@ -32,8 +32,7 @@ import numpy as np
 from app.core.detections import Detections
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
-from app.inference.face_centerface import FACE_CLASSES, FaceDetectorBase, preprocess, scale_boxes
-from app.inference.picture_bounds import grow_faces_to_pictures
+from app.inference.face_centerface import FACE_CLASSES, FaceDetectorBase, preprocess
 from app.inference.packaged_models import cached_derivative, packaged_file
 from app.inference.session import create_session
 
@@ -201,6 +200,6 @@ class BlazeFaceDetector(FaceDetectorBase):
         if min(frame.shape[:2]) < 16:
             return Detections.empty(FACE_CLASSES)
         xyxy, conf = merge_views([self._detect_view(frame, side) for side in self.views], self.settings.nms_iou)
-        xyxy = grow_faces_to_pictures(frame, scale_boxes(xyxy, self.settings.box_scale, frame.shape[:2]))
+        found = self.head_masks(frame, xyxy, conf)
         self.last_seconds = time.perf_counter() - t0
-        return self.faces(xyxy, conf)
+        return found

@@ -146,7 +146,8 @@ def scale_boxes(xyxy: np.ndarray, factor: float, hw: tuple[int, int]) -> np.ndar
 
 class FaceDetectorBase:
     """What every face plug-in shares: the ``faces`` name, the one ``face`` class, the provider
-    in use, and turning boxes into ``Detections`` tagged ``Source.FACE``."""
+    in use, and turning face boxes into head (or avatar) masks, ``Detections`` tagged
+    ``Source.FACE``. Subclasses set ``settings`` with a ``box_scale``."""
 
     name = "faces"
     session = None
@@ -159,6 +160,12 @@ class FaceDetectorBase:
     def provider(self) -> str:
         """Execution provider actually in use."""
         return active_provider(self.session)
+
+    def head_masks(self, frame: np.ndarray, xyxy: np.ndarray, scores: np.ndarray) -> Detections:
+        """Face boxes (N, 4, frame px) grown to the head by ``settings.box_scale`` and, where the
+        face sits in an avatar or ID photo, to that picture (``picture_bounds``), as ``faces``."""
+        heads = scale_boxes(xyxy, self.settings.box_scale, frame.shape[:2])
+        return self.faces(grow_faces_to_pictures(frame, heads), scores)
 
     @staticmethod
     def faces(xyxy: np.ndarray, scores: np.ndarray) -> Detections:
@@ -201,7 +208,6 @@ class CenterFaceDetector(FaceDetectorBase):
         tensor, (sx, sy) = preprocess(frame, max_side)
         heat, scale, offset, _ = self.session.run(list(OUTPUT_NAMES), {self._input_name: tensor})
         xyxy, scores = decode_centerface(heat, scale, offset, tensor.shape[2:], self.settings.threshold, self.settings.nms_iou)
-        xyxy = scale_boxes(xyxy / np.array([sx, sy, sx, sy], np.float32), self.settings.box_scale, frame.shape[:2])
-        xyxy = grow_faces_to_pictures(frame, xyxy)
+        found = self.head_masks(frame, xyxy / np.array([sx, sy, sx, sy], np.float32), scores)
         self.last_seconds = time.perf_counter() - t0
-        return self.faces(xyxy, scores)
+        return found
