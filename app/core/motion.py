@@ -2,8 +2,9 @@
 its measured error, so held boxes move with the picture and grow only by what was not measured.
 
 * ``global_shift``: phase correlation on a downscaled grey frame (a pan or a scroll is one rigid
-  shift), refined and checked with pyramidal Lucas–Kanade on a sparse grid. The error is the
-  median misfit of the grid points against that shift: small for a pan, large for a cut.
+  shift), refined and checked with pyramidal Lucas–Kanade on a sparse grid (on a mostly flat
+  screen, on the corners of its text and icons instead). The error is the median misfit of the
+  points against that shift: small for a pan, large for a cut.
 * ``box_shifts``: Lucas–Kanade on a 3×3 grid inside each box, started at the global shift, so a
   box on a moving object follows the object and a box on the scrolled page follows the page.
 * ``MotionEstimator``: one call per frame; keeps the cumulative offset and error variance by
@@ -24,6 +25,7 @@ FLOW_MAX_SIDE = 640  # optical flow runs on a downscaled grey frame: enough for 
 PHASE_MAX_SIDE = 320  # phase correlation needs even less: it only finds the dominant shift
 MIN_RESPONSE = 0.05  # below this, the phase peak is noise (a cut, a flat frame): trust LK only
 STRONG_RESPONSE = 0.3  # a peak this sharp is one rigid shift even where LK finds no texture
+CORNER_POINTS = 70  # as many as the grid
 LK_WIN = (15, 15)
 LK_LEVELS = 3
 
@@ -68,6 +70,27 @@ def _lk(prev: np.ndarray, cur: np.ndarray, pts: np.ndarray, init: np.ndarray) ->
     return nxt - pts, ok
 
 
+def _corners(gray: np.ndarray, n: int = CORNER_POINTS) -> np.ndarray:
+    """Up to ``n`` well-spread strong corners of ``gray`` (M, 2) flow px, for the point check."""
+    h, w = gray.shape[:2]
+    found = cv2.goodFeaturesToTrack(gray, n, 0.01, max(4.0, min(h, w) / 20))
+    return np.zeros((0, 2), np.float32) if found is None else found.reshape(-1, 2).astype(np.float32)
+
+
+def _rigid_on_corners(prev: np.ndarray, cur: np.ndarray, init: np.ndarray, tolerance: float) -> tuple | None:
+    """(dx, dy, error) flow px of the strong corners of ``prev`` when nearly all of them (90 %)
+    moved together within ``tolerance`` px; None when there are too few or they disagree."""
+    pts = _corners(prev)
+    if len(pts) < 6:
+        return None
+    flow, ok = _lk(prev, cur, pts, init)
+    if ok.sum() < 6:
+        return None
+    d = np.median(flow[ok], axis=0)
+    err = float(np.percentile(np.hypot(*(flow[ok] - d).T), 90))
+    return (float(d[0]), float(d[1]), err) if err <= tolerance else None
+
+
 def global_shift(prev: np.ndarray, cur: np.ndarray, scale: float) -> Shift:
     """Dominant rigid shift between two ``to_flow_gray`` images (same shape), in source px."""
     if prev.shape != cur.shape or min(prev.shape[:2]) < 16:
@@ -83,8 +106,15 @@ def global_shift(prev: np.ndarray, cur: np.ndarray, scale: float) -> Shift:
     pts = np.stack([gx.ravel(), gy.ravel()], 1).astype(np.float32)
     flow, ok = _lk(prev, cur, pts, init)
     if ok.sum() < 6:
-        # Too little texture for the point check (a mostly flat screen): a strong phase peak
-        # is still a measured shift, good to one phase-correlation pixel; without one, a cut.
+        # A mostly flat screen leaves the grid points on blank colour. What is drawn there (text,
+        # icons) can still confirm a rigid shift, but only if all of it moved together: on a flat
+        # background the drawn things may be objects moving on their own, and the background's
+        # own motion cannot be seen.
+        rigid = _rigid_on_corners(prev, cur, init, 1.0 / s2)
+        if rigid is not None:
+            return Shift(float(rigid[0] / scale), float(rigid[1] / scale), float(rigid[2] / scale))
+        # Too little texture for the point check: a strong phase peak is still a measured
+        # shift, good to one phase-correlation pixel; without one, a cut.
         err = 1.0 / (s2 * scale) if response >= STRONG_RESPONSE else float("inf")
         return Shift(float(init[0] / scale), float(init[1] / scale), err)
     d = np.median(flow[ok], axis=0)

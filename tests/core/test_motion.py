@@ -82,3 +82,38 @@ def test_a_strong_phase_peak_is_a_measured_shift_where_the_point_check_finds_no_
     assert 0 < s.error_px <= 4.0  # one phase-correlation pixel, not "unknown": held boxes stay tight
     cut = to_flow_gray(view(scene(seed=9), 100, 80))  # another picture: no peak, the error is unknown
     assert global_shift(a[0], cut[0], cut[1]).error_px == float("inf")
+
+
+def flat_screen(h=1400, w=1280):
+    """A mostly blank list screen: a few lines of dark text on white, far apart."""
+    import cv2
+
+    img = np.full((h, w, 3), 248, np.uint8)
+    for k, y in enumerate(range(120, h - 60, 260)):
+        cv2.putText(img, f"Name {k}", (140, y), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (20, 30, 20), 2, cv2.LINE_AA)
+    return img
+
+
+def test_a_pan_over_a_mostly_flat_screen_is_checked_on_its_text_corners():
+    img = flat_screen()
+    a = to_flow_gray(view(img, 0, 300, 1280, 720))
+    b = to_flow_gray(view(img, 0, 319, 1280, 720))  # scrolled 19 px: content moves up
+    s = global_shift(a[0], b[0], b[1])
+    assert abs(s.dy + 19) < 0.5 and abs(s.dx) < 0.5
+    # Measured on the text, not assumed one phase pixel (≈ 4 source px here): held boxes stay tight.
+    assert s.error_px < 1.0
+
+
+def test_objects_moving_on_a_flat_background_are_not_taken_for_a_pan():
+    import cv2
+
+    def frame(t):
+        img = np.full((720, 1280, 3), 248, np.uint8)
+        for k, (x, y, vx, vy) in enumerate([(200, 150, 6, 0), (700, 400, -5, 3), (400, 560, 0, -7)]):
+            cv2.putText(img, f"Card {k}", (x + vx * t, y + vy * t), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (20, 30, 20), 2)
+        return img
+
+    a, b = to_flow_gray(frame(0)), to_flow_gray(frame(1))
+    s = global_shift(a[0], b[0], b[1])
+    # The corners disagree: no rigid shift is confirmed on them, so the error is not small.
+    assert s.error_px >= 2.0
