@@ -33,6 +33,7 @@ from app.media.video_export import ExportOptions, FirstPass, collect_first_pass,
 
 def _cache_key(clip: Path, pipeline: Pipeline, options: ExportOptions) -> str:
     h = hashlib.sha256(clip.read_bytes())
+    h.update(b"first pass with readings")  # what a kept first pass holds
     h.update(repr((tuple(d.name for d in pipeline.detectors), pipeline.class_names, options.stride,
                    options.ocr_stride, options.ocr_every_s, options.full_look_every)).encode())  # fmt: skip
     return h.hexdigest()[:16]
@@ -55,7 +56,7 @@ def replay_clip(clip: PanClip, pipeline: Pipeline, options: ExportOptions, first
     """Plan, mask and score every frame of ``clip`` from ``first``. Returns the score and, per
     true box (annotation index), the hidden share of that box on each frame it leaked."""
     plan = plan_boxes(first.hits, first.ocr_hits, first.n, first.hw, first.fps, pipeline.class_names, options,
-                      first.motion, first.quick_hits)  # fmt: skip
+                      first.motion, first.quick_hits, first.readings)  # fmt: skip
     score = FrameScore()
     leaks: defaultdict[int, list[float]] = defaultdict(list)
     for i, src in enumerate(read_frames(clip.path)):

@@ -448,7 +448,7 @@ class LiveMasker:
         self._applied_captured = result.captured
         dets = view.select(result.detections, frame.shape[:2])
         if self.lead is not None:
-            self.lead.observe(result.seq, result.captured, dets, self.tracker.settings.hold)
+            self.lead.observe(result.seq, result.captured, dets, self.tracker.settings.hold, frame.shape[:2])
         if motion is not None:  # the result belongs to an older frame: move it by the measured motion
             dets = self._carry(dets, result.seq, result.gray, motion.seq, (motion.gray, motion.scale))
         return self.tracker.update(dets, frame, t=result.captured, motion=motion)

@@ -51,9 +51,11 @@ class LeadSettings:
     one frame that is a velocity of as much), from the last ``trail`` detections.
     ``error_sigmas``: the sweep also grows by this many times the measured error of the picture's
     motion since the detection, up to ``max_error_grow_px``. ``gate``/``gate_growth``: a detection continues an object when its
-    centre is within ``gate`` + ``gate_growth`` × frames since its last detection box diagonals of
-    where the object's measured motion puts it (an object not yet measured may have moved that
-    far). ``max_size_ratio``: nor when its width or height differs by more than this factor (two
+    centre is within ``gate`` + ``gate_growth`` × frames since its last detection box widths
+    across and box heights down of where the picture's and the object's measured motion put it
+    (an object not yet measured may have moved that far). Per axis, not in box diagonals: with the
+    pan or scroll taken out, a line of a list is not continued by the next line down (a wide box's
+    diagonal spans several lines), which would read as a fast vertical motion and sweep the rows. ``max_size_ratio``: nor when its width or height differs by more than this factor (two
     different objects)."""
 
     min_speed: float = 0.5
@@ -64,6 +66,25 @@ class LeadSettings:
     gate: float = 1.0
     gate_growth: float = 0.25
     max_size_ratio: float = 1.5
+
+
+EDGE_PX = 1.0  # a box side this close to the frame's edge was cut by it
+
+
+def _edge_velocity(v: np.ndarray, box: np.ndarray, base: np.ndarray, hw: tuple[int, int] | None) -> tuple[float, float]:
+    """The (x, y) velocity of an object from the per-side velocities ``v`` (4,) between two of its
+    boxes: the centre's, except on an axis where the frame's edge cuts one side of either box.
+    There the cut side stands still while more of the object comes into view, so only the other
+    side moves with it; with both sides cut, the axis says nothing (0)."""
+    out = [(v[0] + v[2]) / 2, (v[1] + v[3]) / 2]
+    if hw is None:
+        return float(out[0]), float(out[1])
+    for axis, size in ((0, hw[1]), (1, hw[0])):
+        lo = min(box[axis], base[axis]) <= EDGE_PX
+        hi = max(box[axis + 2], base[axis + 2]) >= size - EDGE_PX
+        if lo or hi:
+            out[axis] = 0.0 if lo and hi else (v[axis + 2] if lo else v[axis])
+    return float(out[0]), float(out[1])
 
 
 class LeadTracker:
@@ -84,9 +105,10 @@ class LeadTracker:
             return np.zeros(2, np.float32), float("inf")
         return np.asarray(between[0], np.float32), float(between[1])
 
-    def observe(self, seq: int, captured: float, dets: Detections, hold_s: float) -> None:
-        """Take the detections found on capture frame ``seq`` (in that frame's coordinates);
-        objects not seen for more than ``hold_s`` of capture time are forgotten."""
+    def observe(self, seq: int, captured: float, dets: Detections, hold_s: float,
+                hw: tuple[int, int] | None = None) -> None:  # fmt: skip
+        """Take the detections found on capture frame ``seq`` (in that frame's coordinates, of
+        size ``hw``); objects not seen for more than ``hold_s`` of capture time are forgotten."""
         s = self.settings
         boxes = dets.xyxy.astype(np.float32)
         pairs = []  # (distance, detection, object) of every plausible continuation
@@ -100,8 +122,10 @@ class LeadTracker:
                 pred = ob.box + np.concatenate([g, g]) + (ob.velocity * gap if ob.measured else 0.0)
                 pw, ph = pred[2] - pred[0], pred[3] - pred[1]
                 ratio = min(max(w, pw) / max(min(w, pw), 1e-6), max(h, ph) / max(min(h, ph), 1e-6))
-                d = float(np.hypot(*((box[:2] + box[2:]) / 2 - (pred[:2] + pred[2:]) / 2)))
-                if ratio <= s.max_size_ratio and d <= (s.gate + s.gate_growth * gap) * float(np.hypot(w, h)):
+                off = np.abs((box[:2] + box[2:]) / 2 - (pred[:2] + pred[2:]) / 2)
+                d = float(np.hypot(*off))
+                reach = (s.gate + s.gate_growth * gap) * np.array([w, h], np.float32)
+                if ratio <= s.max_size_ratio and bool(np.all(off <= reach)):
                     pairs.append((d, i, j))
         match: dict[int, _Object] = {}
         used: set[int] = set()
@@ -120,7 +144,7 @@ class LeadTracker:
             base_seq, base_box = next((p for p in reversed(trail) if seq - p[0] >= s.min_baseline), trail[0])
             g = self._moved(base_seq, seq)[0]
             v = (box - base_box - np.concatenate([g, g])) / (seq - base_seq)
-            cx, cy = (v[0] + v[2]) / 2, (v[1] + v[3]) / 2  # one velocity for the whole box
+            cx, cy = _edge_velocity(v, box, base_box, hw)  # one velocity for the whole box
             v = np.array([cx, cy, cx, cy], np.float32)
             err = np.abs(v - best.velocity)[:2] if best.measured else np.zeros(2, np.float32)
             kept.append(_Object(int(cid), box.copy(), seq, captured, v, err, True, trail))

@@ -41,8 +41,13 @@ from app.core.motion import MotionEstimator
 from app.core.pipeline import Detector, Pipeline
 from app.core.tracking import PrivacyTracker, TrackerSettings
 from app.media.sinks import VideoFileSink
+from app.text.screen import judge_by_reading
 
 log = logging.getLogger(__name__)
+
+# A reading judges the detector's text boxes on nearby frames only where the motion between them
+# is measured to within this (3 sigma): the line overlap tests allow a few pixels, not a line.
+MAX_CARRY_ERROR_PX = 4.0
 
 Progress = Callable[[int, "int | None"], None]
 FrameHook = Callable[[int, Detections], None]
@@ -271,7 +276,9 @@ class FirstPass:
     """What pass 1 measured on a clip: the fast tier's and OCR's policy-selected ``hits`` and
     ``ocr_hits`` (frame → Detections), the measured ``motion`` of every frame, the frame count
     ``n``, frame size ``hw`` and ``fps``; ``quick_hits``: those of the fast detectors that take
-    quick looks between full ones (faces), kept apart. ``plan_boxes`` turns it into the plan."""
+    quick looks between full ones (faces), kept apart; ``readings``: per OCR frame, the text
+    reading's line verdicts and weak-evidence level (``ScreenReading.readings``, ``.weak``).
+    ``plan_boxes`` turns it into the plan."""
 
     hits: dict[int, Detections]
     ocr_hits: dict[int, Detections]
@@ -280,6 +287,7 @@ class FirstPass:
     hw: tuple[int, int]
     fps: float
     quick_hits: dict[int, Detections] = field(default_factory=dict)
+    readings: dict[int, tuple[list, float]] = field(default_factory=dict)
 
 
 def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None = None,
@@ -293,6 +301,7 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
     hits: dict[int, Detections] = {}
     ocr_hits: dict[int, Detections] = {}
     quick_hits: dict[int, Detections] = {}
+    readings: dict[int, tuple[list, float]] = {}
     n, hw = 0, None
     est = 2 * inp.est_frames if inp.est_frames else None
     motion = MotionEstimator(history=2)
@@ -314,6 +323,7 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
                     quick_hits[n] = _hidden(pipeline, quickable, pixels, options.quick_look(n))
             if run_ocr:
                 ocr_hits[n] = _hidden(pipeline, slow, pixels)
+                readings.update({n: r for r in map(_reading_of, slow) if r is not None})
             n += 1
             if progress:
                 progress(n, est)
@@ -322,7 +332,13 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
     if n == 0 or hw is None:
         raise SourceError(f"{source}: no video frames could be decoded")
     clip_motion = ClipMotion(np.array(offsets, np.float32).reshape(-1, 2), np.array(variance, np.float64))
-    return FirstPass(hits, ocr_hits, clip_motion, n, hw, inp.fps, quick_hits)
+    return FirstPass(hits, ocr_hits, clip_motion, n, hw, inp.fps, quick_hits, readings)
+
+
+def _reading_of(detector: Detector) -> tuple[list, float] | None:
+    """The line verdicts and weak-evidence level of a text detector's last ``detect``, if it reads."""
+    reading = getattr(detector, "last_reading", None)
+    return (list(reading.readings), float(reading.weak)) if reading is not None and reading.readings else None
 
 
 def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None,
@@ -330,7 +346,7 @@ def _collect(source: Path, pipeline: Pipeline, options: ExportOptions, progress:
     """Pass 1 (``collect_first_pass``) and gap filling of its hits into one per-frame plan."""
     first = collect_first_pass(source, pipeline, options, progress, cancel)
     plan = plan_boxes(first.hits, first.ocr_hits, first.n, first.hw, first.fps, pipeline.class_names, options,
-                      first.motion, first.quick_hits)  # fmt: skip
+                      first.motion, first.quick_hits, first.readings)  # fmt: skip
     info = {"detected_frames": len(first.hits), "ocr_frames": len(first.ocr_hits),
             "hits": sum(len(d) for part in (first.hits, first.ocr_hits, first.quick_hits) for d in part.values())}  # fmt: skip
     return plan, info
@@ -349,11 +365,15 @@ def _fast_settings(every: int, hold: int, max_gap: int, baseline: int) -> GapFil
 
 def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: int, hw: tuple[int, int], fps: float,
                class_names: tuple[str, ...], options: ExportOptions, clip_motion: ClipMotion,
-               quick_hits: dict[int, Detections] | None = None) -> list[Detections]:  # fmt: skip
+               quick_hits: dict[int, Detections] | None = None,
+               readings: dict[int, tuple[list, float]] | None = None) -> list[Detections]:  # fmt: skip
     """The boxes to hide on each of ``n`` frames: the fast tier's ``hits``, OCR's ``ocr_hits`` and
     the quick-look detectors' ``quick_hits`` (frame → policy-selected detections), each gap-filled
-    and held in the measured ``clip_motion``."""
+    and held in the measured ``clip_motion``. With the OCR frames' ``readings``, the detector's
+    text boxes are first judged by the nearest reading (``judged_hits``)."""
     ocr_every = options.ocr_frames(fps)
+    if readings:
+        hits = judged_hits(hits, readings, clip_motion, ocr_every // 2 + 1)
     hold = int(round(options.hold_s * fps))
     max_gap = int(round(options.max_gap_s * fps))
     # Speeds are measured over ≥ 1/4 s: a box that jitters between two detector frames is not moving.
@@ -376,6 +396,26 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
         ocr_plan = fill_gaps(ocr_hits, n, hw, class_names, ocr_settings, clip_motion)
         plan = _merge_plans(plan, ocr_plan, class_names)
     return plan
+
+
+def judged_hits(hits: dict[int, Detections], readings: dict[int, tuple[list, float]], motion: ClipMotion,
+                reach: int) -> dict[int, Detections]:  # fmt: skip
+    """``hits`` with each frame's detector text boxes judged by the reading of the nearest OCR
+    frame within ``reach`` frames (``app.text.screen.judge_by_reading``), moved there by the
+    measured motion, as a still image's are by its own reading: a headline or an app's name that
+    the detector boxed as a name goes. Frames whose motion to that reading is not measured to
+    within ``MAX_CARRY_ERROR_PX`` (a cut, a flat frame) keep their boxes."""
+    read_at = np.array(sorted(readings))
+    out = {}
+    for f, dets in hits.items():
+        g = int(read_at[np.argmin(np.abs(read_at - f))])
+        if abs(g - f) > reach or motion.error(f, g, 3.0) > MAX_CARRY_ERROR_PX:
+            out[f] = dets
+            continue
+        lines, weak = readings[g]
+        to_reading = motion.offsets[min(g, len(motion.offsets) - 1)] - motion.offsets[min(f, len(motion.offsets) - 1)]
+        out[f] = judge_by_reading(dets, lines, weak, to_reading)
+    return out
 
 
 def _merge_plans(plan: list[Detections], extra: list[Detections], class_names: tuple[str, ...]) -> list[Detections]:

@@ -86,6 +86,43 @@ def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiCla
     return ScreenReading(readings, regions, frame, box, weak=0.5 * float(classifier.threshold))
 
 
+def _judge_text_boxes(dets: Detections, readings: list[LineReading], span_box, weak: float,
+                      to_reading: np.ndarray | None = None) -> tuple[np.ndarray, list[Region]]:  # fmt: skip
+    """(drop mask, narrowed regions): the detector text-PII boxes of ``dets`` that ``readings``
+    replaces (``read_detector_box``), and what replaces them: the boxes cut down to the words
+    the reading backs (none for a headline). ``to_reading`` (2,): where a box of ``dets`` lies on
+    the read frame, relative to its own frame (0 when it is the same frame)."""
+    d4 = np.zeros(4, np.float32) if to_reading is None else np.tile(np.asarray(to_reading, np.float32), 2)
+    labels = dets.labels
+    drop = np.zeros(len(dets), bool)
+    narrowed: list[Region] = []
+    for i in np.flatnonzero(dets.sources == Source.DETECTOR):
+        if labels[i] not in TEXT_PII:
+            continue
+        read = read_detector_box(dets.xyxy[i] + d4, labels[i], float(dets.scores[i]), readings, span_box, weak=weak)
+        if read is not None:
+            drop[i] = True
+            narrowed += [Region(r.xyxy - d4, r.class_name, r.score, r.reason) for r in read]
+    return drop, narrowed
+
+
+def judge_by_reading(dets: Detections, readings: list[LineReading], weak: float, to_reading: np.ndarray) -> Detections:
+    """``dets`` of one video frame with their detector text-PII boxes judged by ``readings`` made
+    on another frame of the same picture, ``to_reading`` (2,) px away by the measured motion, as
+    ``refine`` judges them on the read frame itself: a box over clearly read lines keeps only the
+    lines with a word the reading finds at least weakly private, a box over none goes (a
+    headline, an app's name in a list), a box over text that was not read stands."""
+    if not readings or not len(dets):
+        return dets
+    drop, narrowed = _judge_text_boxes(dets, readings, span_xyxy, weak, to_reading)
+    if not drop.any():
+        return dets
+    parts = [dets.take(~drop)]
+    if narrowed:
+        parts.append(ScreenReading(regions=narrowed).detections(Source.DETECTOR))
+    return concat(parts, dets.class_names)
+
+
 def refine(fused: Detections, reading: ScreenReading) -> Detections:
     """``fused`` (all detectors) adjusted by the text reading. Unchanged without a classifier reading.
 
@@ -102,17 +139,8 @@ def refine(fused: Detections, reading: ScreenReading) -> Detections:
     labels = fused.labels
     from_detector = fused.sources == Source.DETECTOR
     span_box = reading.span_box or span_box_function(reading.frame)
-    drop = np.zeros(len(fused), bool)
+    drop, narrowed = _judge_text_boxes(fused, reading.readings, span_box, reading.weak)
     added: list[Region] = []
-    narrowed: list[Region] = []  # detector text boxes cut down to the words the reading backs
-    for i in np.flatnonzero(from_detector):
-        if labels[i] not in TEXT_PII:
-            continue
-        read = read_detector_box(fused.xyxy[i], labels[i], float(fused.scores[i]), reading.readings, span_box,
-                                 weak=reading.weak)
-        if read is not None:
-            drop[i] = True
-            narrowed += read
     for i in np.flatnonzero(from_detector):
         area = fused.xyxy[i]
         if labels[i] not in DOCUMENT_CLASSES:

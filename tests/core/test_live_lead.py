@@ -142,3 +142,30 @@ def test_untrusted_picture_motion_is_reported_and_the_growth_capped():
     after, untrusted = lead.sweeps(16, NAMES, (H, W))
     assert untrusted.tolist() == [True]  # the caller hides what changed around it
     assert after.xyxy[0, 3] - after.xyxy[0, 1] <= 10 + 2 * 48  # the growth itself stays capped
+
+
+def test_a_list_row_is_not_continued_by_the_next_row_down():
+    class Still:
+        def between(self, a, b):
+            return np.zeros(2, np.float32), 0.0
+
+    lead = LeadTracker(Still())
+    name = lambda y: Detections(np.array([[100, y, 500, y + 30]], np.float32), [0.6], [0], NAMES)  # noqa: E731
+    lead.observe(0, 0.0, name(200), 1.0)  # one name row, then only the row below it (130 px down)
+    lead.observe(9, 9 / FPS, name(330), 1.0)
+    sweeps, _ = lead.sweeps(12, NAMES, (1000, 1000))
+    assert len(sweeps) == 0  # nothing moves on this still list: no sweep down the rows
+
+
+def test_a_still_object_coming_into_view_at_the_edge_is_not_moving():
+    class Pan:  # the picture scrolls up 10 px a frame: a card enters from the bottom edge
+        def between(self, a, b):
+            return np.array([0.0, -10.0], np.float32) * (b - a), 0.0
+
+    lead = LeadTracker(Pan())
+    # Its top edge moves with the picture; the frame's edge (y = 300) cuts its bottom.
+    for seq, top in ((0, 200), (3, 170)):
+        box = np.array([[50, top, 250, 300]], np.float32)
+        lead.observe(seq, seq / FPS, Detections(box, [0.9], [0], NAMES), 1.0, (300, 400))
+    sweeps, _ = lead.sweeps(6, NAMES, (300, 400))
+    assert len(sweeps) == 0  # the visible part grew, the card did not move against the picture

@@ -133,3 +133,28 @@ def test_cli_stream_full_look_every_is_validated(tmp_path, capsys):
                  "--full-look-every", "0"]) == 2  # fmt: skip
     assert "--full-look-every must be ≥ 1" in capsys.readouterr().err
     assert not (tmp_path / "s.mp4").exists()
+
+
+def test_detector_text_boxes_are_judged_by_the_nearest_reading_moved_by_the_measured_motion(monkeypatch):
+    import app.media.video_export as ve
+    from app.core.gapfill import ClipMotion
+
+    calls = []
+
+    def judge(dets, lines, weak, to_reading):
+        calls.append((lines, tuple(np.round(to_reading, 3))))
+        return dets.take(np.zeros(len(dets), bool))  # the reading contradicts every box
+
+    monkeypatch.setattr(ve, "judge_by_reading", judge)
+    box = Detections(np.array([[10, 10, 50, 20]], np.float32), [0.6], [0], ("person_name",), sources=[Source.DETECTOR])
+    hits = {f: box for f in range(0, 40, 2)}
+    offsets = np.stack([np.zeros(40), -5.0 * np.arange(40)], 1).astype(np.float32)  # scrolling 5 px a frame
+    variance = np.zeros(40)
+    variance[25:] = 100.0  # frame 25 is a cut: its error is not measured
+    readings = {0: ("read at 0", 0.35), 30: ("read at 30", 0.35)}
+    out = ve.judged_hits(hits, readings, ClipMotion(offsets, variance), reach=16)
+    judged = {f for f, d in out.items() if not len(d)}
+    # Frames up to 14 take the reading of frame 0; 16-24 that of 30 across the cut, so they keep their box.
+    assert judged == set(range(0, 16, 2)) | set(range(26, 40, 2))
+    assert ("read at 0", (0.0, 5.0 * 4)) in calls  # frame 4's box lies 20 px lower on frame 0
+    assert ("read at 30", (0.0, 5.0 * 6)) in calls  # and frame 36's lies 30 px lower on frame 30

@@ -180,3 +180,22 @@ def test_ordinary_words_on_tiles_and_in_labelled_fields_are_not_hidden(classifie
     contacts, rows = contacts_screen()
     regions = read_screen(contacts, FRAME, classifier).regions
     assert sum(covered(regions, r) for r in rows) >= 5
+
+
+def test_a_reading_judges_the_detector_boxes_of_a_frame_the_picture_has_scrolled_in(classifier):
+    from app.text.screen import judge_by_reading
+
+    lines, headline = news_screen()
+    contacts, rows = contacts_screen()
+    shifted = [TextLine(l.text, l.quad + np.float32([0, 400]), l.score) for l in contacts]
+    reading = read_screen(lines + shifted, FRAME, classifier)
+    scroll = np.float32([0, -150])  # on the later frame the page has moved 150 px up
+    h, name = headline.quad + scroll, shifted[2].quad + scroll
+    boxes = [[h[:, 0].min(), h[:, 1].min(), h[:, 0].max(), h[:, 1].max()],
+             [name[:, 0].min(), name[:, 1].min(), name[:, 0].max(), name[:, 1].max()]]
+    later = detections(boxes, ["person_name", "person_name"])
+    judged = judge_by_reading(later, reading.readings, reading.weak, -scroll)
+    assert len(judged) == 1 and abs(judged.xyxy[0][1] - boxes[1][1]) < 8  # the name stays, where it is now
+    # A box over text the reading did not see (scrolled in since) stands.
+    new = detections([[40, 1300, 400, 1340]], ["person_name"])
+    assert len(judge_by_reading(new, reading.readings, reading.weak, -scroll)) == 1
