@@ -47,6 +47,7 @@ from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, cha
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import RedactionSettings, full_mask
+from app.core.text_lines import drawn_text_boxes
 from app.core.tracking import PrivacyTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,10 @@ class LiveOptions:
     every N-th tick and the quick one between (``AlternatingLooks``); 1 (default): always the full
     look. Measured on the contacts pan clip, 2 shows more of the picture (changed outside the truth
     99.5 → 46.5 %) but leaks more (5 → 64 frames): the fresher fast tier fills fewer stale regions,
-    and scrolled-in names then show until OCR reads them."""
+    and scrolled-in names then show until OCR reads them.
+    ``cover_unread_text``: text drawn on flat colour where no OCR read has looked yet (scrolled
+    in, typed, opened since) is covered line by line until a read judges it
+    (``app.core.text_lines``); camera pictures are not searched this way."""
 
     hold_s: float = 0.5
     deadline_s: float = 1.0
@@ -90,6 +94,7 @@ class LiveOptions:
     changed_regions: RegionSettings | None = RegionSettings()
     lead: bool = True
     full_look_every: int = 1
+    cover_unread_text: bool = True
 
     def __post_init__(self) -> None:
         if self.full_look_every < 1:
@@ -103,7 +108,8 @@ class LiveFrame:
     ``text_paused``: why text-class protection is paused in part of the frame (those parts are
     filled; ``text_regions`` (K, 4) xyxy), None when OCR is current. ``stale``: why the regions
     that changed since the fast tier's newest result are filled (``stale_regions``), None when
-    that result is within ``deadline_s``."""
+    that result is within ``deadline_s``. ``unread_text``: (K, 4) xyxy text lines drawn where no
+    OCR read has looked yet, filled until one judges them (``cover_unread_text``)."""
 
     frame: np.ndarray
     protected: bool
@@ -115,6 +121,7 @@ class LiveFrame:
     text_regions: np.ndarray | None = None
     stale: str | None = None
     stale_regions: np.ndarray | None = None
+    unread_text: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,7 @@ class _Result:
     captured: float
     detections: Detections
     gray: tuple[np.ndarray, float] | None
+    unread_text: np.ndarray | None = None  # (K, 4) text lines no OCR read had seen, on frame ``seq``
 
 
 def follow(dets: Detections, prev: tuple[np.ndarray, float] | None, cur: tuple[np.ndarray, float] | None,
@@ -291,11 +299,14 @@ class LiveMasker:
                     self._ocr.fail(f"{type(exc).__name__}: {exc}")
                 if ocr is not None and len(ocr):
                     raw = concat([raw, ocr], names)
+            unread = None
+            if self._ocr is not None and self.options.cover_unread_text and gray is not None:
+                unread = drawn_text_boxes(gray[0], gray[1], self._ocr.unread(frame.shape[:2], seq, gray))
             with self._cond:
                 self._detect_s = detect_s
                 # Capture → result: what one tick costs, including any wait for the frame.
                 self._ticks.append(max(detect_s, self.clock() - captured))
-                self._result = _Result(seq, captured, raw, gray)
+                self._result = _Result(seq, captured, raw, gray, unread)
                 self._error = None
                 self._n_results += 1
                 self._working = False
@@ -355,7 +366,7 @@ class LiveMasker:
             reason = "starting"
         elif now - result.captured > self.stall_s():
             reason = "stalled"
-        hidden = text_paused = regions = stale = stale_regions = None
+        hidden = text_paused = regions = stale = stale_regions = unread = None
         if reason is None and now - result.captured > self.options.deadline_s:
             stale, stale_regions = self._unseen(result, motion, now)
             if stale_regions is None:
@@ -366,7 +377,8 @@ class LiveMasker:
                 out = view.render(frame, hidden)
                 if self._ocr is not None and any(view.policy.hides(c) for c in self._ocr.text_classes):
                     text_paused, regions = self._ocr.gaps(frame.shape[:2], motion, now)
-                for fill in (regions, stale_regions):
+                    unread = self._unread_text(result, motion)
+                for fill in (regions, stale_regions, unread):
                     if fill is not None and len(fill):
                         fill_regions(out, fill, view.redaction.colour_bgr)
             except Exception as exc:  # noqa: BLE001 - fail closed on a tracking/rendering bug too
@@ -387,7 +399,21 @@ class LiveMasker:
         self._last_t = done
         self._latency = done - captured
         return LiveFrame(out, reason is None, reason, self._latency, self._fps, hidden, text_paused, regions,
-                         stale if reason is None else None, stale_regions if reason is None else None)  # fmt: skip
+                         stale if reason is None else None, stale_regions if reason is None else None,
+                         unread if reason is None else None)  # fmt: skip
+
+    def _unread_text(self, result: _Result, motion: FrameMotion | None) -> np.ndarray | None:
+        """The text lines of ``result``'s frame that no OCR read had seen, moved to this frame by
+        the measured motion and grown by its error (None when it cannot be told)."""
+        boxes = result.unread_text
+        if boxes is None or not len(boxes) or motion is None:
+            return None
+        moved = self.motion.between(result.seq, motion.seq)
+        if moved is None:
+            return None
+        g = min(self.options.error_sigmas * moved[1], self.options.max_dilate_px)
+        d = np.asarray(moved[0], np.float32)
+        return boxes + np.array([d[0] - g, d[1] - g, d[0] + g, d[1] + g], np.float32)
 
     def _unseen(self, result: _Result, motion: FrameMotion | None,
                 now: float) -> tuple[str, np.ndarray | None]:  # fmt: skip

@@ -7,6 +7,8 @@ caller's thread: while the newest good read is older than the deadline (``deadli
 recent OCR cycles if longer) or OCR fails, text is
 unprotected where the picture changed since that read (after compensating the measured
 pan/scroll), and those regions are returned to be filled, with the reason to show.
+``OcrTier.unread`` gives the regions no read has seen yet at all, where the live masker covers
+the drawn text line by line until a read judges it.
 
 With ``regions`` (a ``ChangedRegionDetector`` used for its plan only), a run after a rigid scroll
 or pan reads only what the shifted previous read does not explain (one crop, with a margin), and
@@ -135,6 +137,16 @@ class OcrTier:
             return f"text unprotected: {why}; frame hidden", whole
         regions = changed_boxes(read.gray[0], motion.gray, motion.scale, moved[0])
         return f"text unprotected where the picture changed: {why}", regions
+
+    def unread(self, hw: tuple[int, int], seq: int, gray: Gray) -> np.ndarray:
+        """(K, 4) xyxy regions of frame ``seq`` (``gray``: its ``to_flow_gray``) that no OCR read
+        has seen: what changed since the newest good read, after the measured motion (the whole
+        frame before the first read, or when the motion since cannot be told)."""
+        read, _, _ = self.state()
+        moved = self.motion.between(read.seq, seq) if read and read.gray else None
+        if moved is None:
+            return np.array([[0, 0, hw[1], hw[0]]], np.float32)
+        return changed_boxes(read.gray[0], gray[0], gray[1], moved[0])
 
     def close(self) -> None:
         """Stop the OCR worker (after its current frame)."""

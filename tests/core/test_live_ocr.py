@@ -284,3 +284,42 @@ def test_ocr_deadline_stretches_to_a_slow_but_working_ocr():
     assert tier.gaps((48, 64), None, 6.0 + 5.0) == (None, None)  # 5 s old: over 4 s, within 2.5 cycles
     why, regions = tier.gaps((48, 64), None, 6.0 + 8.0)
     assert "behind" in why and regions.tolist() == [[0, 0, 64, 48]]
+
+
+class NothingPrivateOcr(SlowOcr):
+    """Reads the frame (after ``gate`` opens) and finds nothing private on it."""
+
+    def detect(self, frame):
+        super().detect(frame)
+        return Detections.empty(self.class_names)
+
+
+def test_text_no_ocr_read_has_seen_is_covered_line_by_line_until_one_judges_it():
+    import cv2
+
+    screen = np.full((360, 640, 3), 245, np.uint8)
+    cv2.putText(screen, "Priya Sharma", (60, 100), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (20, 20, 20), 2, cv2.LINE_AA)
+    ocr, fast = NothingPrivateOcr(), FastDetector()
+    m = LiveMasker(Pipeline([fast, ocr], Policy(classes=None)), LiveOptions(banner=False, ocr_interval_s=0.0),
+                   clock=Clock())  # fmt: skip
+
+    def step_screen():
+        fast.tick.clear()
+        out = m.process(screen.copy())
+        fast.tick.wait(0.05)
+        return out
+
+    text, blank = (slice(82, 98), slice(66, 128)), (slice(200, 300), slice(300, 600))  # "Priya"; empty screen
+    with m:
+        for _ in range(500):  # OCR held at its gate: nothing has been read yet
+            out = step_screen()
+            if out.protected and out.unread_text is not None:
+                break
+        assert out.frame[text].max() == 0  # the unread line is covered…
+        assert (out.frame[blank] == screen[blank]).all()  # …and nothing else
+        ocr.gate.set()
+        for _ in range(500):  # the read judged it not private: the line shows again
+            out = step_screen()
+            if m.telemetry().ocr_results and out.protected and out.unread_text is None:
+                break
+        assert (out.frame[text] == screen[text]).all()
