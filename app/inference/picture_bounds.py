@@ -54,7 +54,9 @@ def picture_around_face(frame: np.ndarray, face_xyxy) -> tuple[float, float, flo
     bx, by, bw, bh = (int(v) for v in stats[blob, :4])
     touches = (bx <= 0 and wx0 > 0) or (by <= 0 and wy0 > 0) or \
         (bx + bw >= win.shape[1] and wx1 < w) or (by + bh >= win.shape[0] and wy1 < h)  # fmt: skip
-    if touches or not 0.75 <= bw / bh <= 4 / 3 or max(bw, bh) > MAX_SIDE_RATIO * side:
+    if touches or not _square(bw, bh, cut_side=(bx <= 0 and wx0 == 0) or (bx + bw >= win.shape[1] and wx1 == w)):
+        return None
+    if max(bw, bh) > MAX_SIDE_RATIO * side:
         return None
     if bw < 0.5 * (x1 - x0) or bh < 0.5 * (y1 - y0):
         return None  # the face is not in one picture (a face of several blobs: it is the scene)
@@ -62,6 +64,13 @@ def picture_around_face(frame: np.ndarray, face_xyxy) -> tuple[float, float, flo
         return None
     px0, py0, px1, py1 = bx + wx0, by + wy0, bx + bw + wx0, by + bh + wy0
     return float(min(x0, px0)), float(min(y0, py0)), float(max(x1, px1)), float(max(y1, py1))
+
+
+def _square(bw: int, bh: int, cut_side: bool) -> bool:
+    """True for a square or round picture's box (aspect 3:4 to 4:3). Where the frame's left or
+    right edge cuts the picture (a view panned part-way across a list), its width may be short.
+    Its height may not: below a head, a person's shoulders run out of the bottom of the frame."""
+    return (cut_side or bw >= 0.75 * bh) and bw <= 4 / 3 * bh
 
 
 def grow_faces_to_pictures(frame: np.ndarray, xyxy: np.ndarray) -> np.ndarray:

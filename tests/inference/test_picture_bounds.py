@@ -70,3 +70,12 @@ def test_grow_keeps_every_box_and_grows_only_avatars():
     assert out.shape == (2, 4)
     assert out[0, 2] - out[0, 0] > 100
     np.testing.assert_array_equal(out[1], boxes[1])
+
+
+def test_an_avatar_cut_by_the_left_edge_of_the_view_still_grows_to_its_visible_part():
+    frame, (ax0, ay0, ax1, ay1) = _list_row(True)
+    view = np.ascontiguousarray(frame[:, 90:])  # panned: the frame's left edge cuts the avatar
+    found = picture_around_face(view, (0, 165, 50, 240))  # the face, cut as the detector sees it
+    assert found is not None
+    assert found[0] == 0 and found[1] <= ay0 + 3 and found[2] >= ax1 - 90 - 3 and found[3] >= ay1 - 3
+
