@@ -39,7 +39,7 @@ def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -
     g.add_argument("--text-model", type=Path, metavar="NPZ",
                    help="the text-PII classifier file to use instead of the shipped models/text-pii.npz (e.g. a candidate to compare)")
     g.add_argument("--people", action="store_true",
-                   help="also find whole people (BlazePose detector, mediapipe wheel); hide them with --classes or --preset everything")
+                   help="also find and hide whole people (BlazePose detector, mediapipe wheel), on top of the preset's classes")
     g.add_argument("--allow-missing-detector", action="store_true",
                    help="write output even when a configured detector (model, face, OCR) is missing or fails to "
                         "load (default: that is an error and nothing is written)")  # fmt: skip
@@ -90,6 +90,8 @@ def policy_from_args(args: argparse.Namespace) -> Policy:
     policy = Policy.preset(args.preset, conf=args.conf)
     if args.classes:
         policy = policy.with_classes(c.strip() for c in args.classes.split(",") if c.strip())
+    elif getattr(args, "people", False) and policy.classes is not None:
+        policy = policy.with_classes(policy.classes | {"person"})  # asked to find people: hide them too
     return policy
 
 
