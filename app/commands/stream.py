@@ -6,9 +6,10 @@ wmctrl), ``synthetic`` (a test pattern) or a video FILE. Masked frames go to ``-
 older than ``--deadline``, what changed since its frame is hidden; until the detector has
 answered, when it stalls or errors, the whole frame is masked with a PROTECTION PAUSED banner.
 OCR runs beside the frame loop at most every ``--ocr-every`` seconds; its boxes are held between
-results and moved with the picture. When OCR fails or its newest read is older than 4 s (or 2.5
-OCR cycles, if longer), text is unprotected where the picture changed since: those regions are
-filled and the status says so.
+results and moved with the picture. Text drawn on a screen where no OCR read has looked yet
+(scrolled in, typed, opened since) is covered line by line until a read judges it. When OCR fails
+or its newest read is older than 4 s (or 2.5 OCR cycles, if longer), text is unprotected where
+the picture changed since: those regions are filled and the status says so.
 Recordings keep the source's timing (a 5 s file records as 5 s).
 """
 
