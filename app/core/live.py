@@ -161,7 +161,6 @@ class _Result:
     captured: float
     detections: Detections
     gray: tuple[np.ndarray, float] | None
-    unread_text: np.ndarray | None = None  # (K, 4) text lines no OCR read had seen, on frame ``seq``
 
 
 def follow(dets: Detections, prev: tuple[np.ndarray, float] | None, cur: tuple[np.ndarray, float] | None,
@@ -248,6 +247,7 @@ class LiveMasker:
         self._detect_s = 0.0
         self._ticks: deque[float] = deque(maxlen=8)  # capture → result of the recent fast-tier ticks
         self._frames = self._paused = self._n_results = self._text_paused = self._stale = 0
+        self._unread_last: tuple[int, np.ndarray] | None = None  # frame number, unread text lines on it
         self._thread = threading.Thread(target=self._work, name="live-detector", daemon=True)
         self._thread.start()
 
@@ -299,14 +299,11 @@ class LiveMasker:
                     self._ocr.fail(f"{type(exc).__name__}: {exc}")
                 if ocr is not None and len(ocr):
                     raw = concat([raw, ocr], names)
-            unread = None
-            if self._ocr is not None and self.options.cover_unread_text and gray is not None:
-                unread = drawn_text_boxes(gray[0], gray[1], self._ocr.unread(frame.shape[:2], seq, gray))
             with self._cond:
                 self._detect_s = detect_s
                 # Capture → result: what one tick costs, including any wait for the frame.
                 self._ticks.append(max(detect_s, self.clock() - captured))
-                self._result = _Result(seq, captured, raw, gray, unread)
+                self._result = _Result(seq, captured, raw, gray)
                 self._error = None
                 self._n_results += 1
                 self._working = False
@@ -377,7 +374,8 @@ class LiveMasker:
                 out = view.render(frame, hidden)
                 if self._ocr is not None and any(view.policy.hides(c) for c in self._ocr.text_classes):
                     text_paused, regions = self._ocr.gaps(frame.shape[:2], motion, now)
-                    unread = self._unread_text(result, motion)
+                    if self.options.cover_unread_text and motion is not None:
+                        unread = self._unread_text(frame.shape[:2], motion)
                 for fill in (regions, stale_regions, unread):
                     if fill is not None and len(fill):
                         fill_regions(out, fill, view.redaction.colour_bgr)
@@ -402,18 +400,19 @@ class LiveMasker:
                          stale if reason is None else None, stale_regions if reason is None else None,
                          unread if reason is None else None)  # fmt: skip
 
-    def _unread_text(self, result: _Result, motion: FrameMotion | None) -> np.ndarray | None:
-        """The text lines of ``result``'s frame that no OCR read had seen, moved to this frame by
-        the measured motion and grown by its error (None when it cannot be told)."""
-        boxes = result.unread_text
-        if boxes is None or not len(boxes) or motion is None:
-            return None
-        moved = self.motion.between(result.seq, motion.seq)
-        if moved is None:
-            return None
-        g = min(self.options.error_sigmas * moved[1], self.options.max_dilate_px)
-        d = np.asarray(moved[0], np.float32)
-        return boxes + np.array([d[0] - g, d[1] - g, d[0] + g, d[1] + g], np.float32)
+    def _unread_text(self, hw: tuple[int, int], motion: FrameMotion) -> np.ndarray:
+        """Text lines drawn where no OCR read has looked yet, on this frame. They are looked for on
+        every second frame (≈ 2 ms at 720p); in between, the last ones are moved by this frame's
+        measured shift (a line scrolled in since shows a frame later at most)."""
+        last = self._unread_last
+        moved = self.motion.between(last[0], motion.seq) if last is not None and motion.seq % 2 else None
+        if moved is not None and moved[1] <= 1.0:
+            d = np.asarray(moved[0], np.float32)
+            return last[1] + np.array([d[0], d[1], d[0], d[1]], np.float32)
+        not_read = self._ocr.unread(hw, motion.seq, (motion.gray, motion.scale))
+        boxes = drawn_text_boxes(motion.gray, motion.scale, not_read)
+        self._unread_last = (motion.seq, boxes)
+        return boxes
 
     def _unseen(self, result: _Result, motion: FrameMotion | None,
                 now: float) -> tuple[str, np.ndarray | None]:  # fmt: skip
