@@ -374,7 +374,8 @@ class LiveMasker:
                 out = view.render(frame, hidden)
                 if self._ocr is not None and any(view.policy.hides(c) for c in self._ocr.text_classes):
                     text_paused, regions = self._ocr.gaps(frame.shape[:2], motion, now)
-                    if self.options.cover_unread_text and motion is not None:
+                    # While OCR is behind, everything changed since its read is filled already.
+                    if self.options.cover_unread_text and motion is not None and regions is None:
                         unread = self._unread_text(frame.shape[:2], motion)
                 for fill in (regions, stale_regions, unread):
                     if fill is not None and len(fill):
@@ -406,7 +407,7 @@ class LiveMasker:
         measured shift (a line scrolled in since shows a frame later at most)."""
         last = self._unread_last
         moved = self.motion.between(last[0], motion.seq) if last is not None and motion.seq % 2 else None
-        if moved is not None and moved[1] <= 1.0:
+        if moved is not None and moved[1] <= 1.0:  # a shift measured to a pixel: the lines moved with it
             d = np.asarray(moved[0], np.float32)
             return last[1] + np.array([d[0], d[1], d[0], d[1]], np.float32)
         not_read = self._ocr.unread(hw, motion.seq, (motion.gray, motion.scale))

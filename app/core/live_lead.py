@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.core.box_sanity import EDGE_PX
 from app.core.detections import Detections, Source
 from app.core.geometry import clip_xyxy
 from app.core.motion import MotionEstimator
@@ -66,9 +67,6 @@ class LeadSettings:
     gate: float = 1.0
     gate_growth: float = 0.25
     max_size_ratio: float = 1.5
-
-
-EDGE_PX = 1.0  # a box side this close to the frame's edge was cut by it
 
 
 def _edge_velocity(v: np.ndarray, box: np.ndarray, base: np.ndarray, hw: tuple[int, int] | None) -> tuple[float, float]:

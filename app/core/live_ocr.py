@@ -131,11 +131,9 @@ class OcrTier:
         if error is None and now - since <= self.deadline():
             return None, None
         why = f"OCR failed ({error})" if error is not None else f"OCR {now - since:.1f} s behind"
-        whole = np.array([[0, 0, hw[1], hw[0]]], np.float32)
-        moved = self.motion.between(read.seq, motion.seq) if read and read.gray and motion else None
-        if moved is None:
-            return f"text unprotected: {why}; frame hidden", whole
-        regions = changed_boxes(read.gray[0], motion.gray, motion.scale, moved[0])
+        regions = self._changed_since_read(read, motion.seq, (motion.gray, motion.scale)) if motion else None
+        if regions is None:
+            return f"text unprotected: {why}; frame hidden", np.array([[0, 0, hw[1], hw[0]]], np.float32)
         return f"text unprotected where the picture changed: {why}", regions
 
     def unread(self, hw: tuple[int, int], seq: int, gray: Gray) -> np.ndarray:
@@ -143,10 +141,14 @@ class OcrTier:
         has seen: what changed since the newest good read, after the measured motion (the whole
         frame before the first read, or when the motion since cannot be told)."""
         read, _, _ = self.state()
-        moved = self.motion.between(read.seq, seq) if read and read.gray else None
-        if moved is None:
-            return np.array([[0, 0, hw[1], hw[0]]], np.float32)
-        return changed_boxes(read.gray[0], gray[0], gray[1], moved[0])
+        regions = self._changed_since_read(read, seq, gray)
+        return np.array([[0, 0, hw[1], hw[0]]], np.float32) if regions is None else regions
+
+    def _changed_since_read(self, read: OcrRead | None, seq: int, gray: Gray) -> np.ndarray | None:
+        """(K, 4) xyxy regions of frame ``seq`` that changed since ``read``'s frame, after the
+        measured motion; None when there is no read or the motion since it cannot be told."""
+        moved = self.motion.between(read.seq, seq) if read is not None and read.gray is not None else None
+        return None if moved is None else changed_boxes(read.gray[0], gray[0], gray[1], moved[0])
 
     def close(self) -> None:
         """Stop the OCR worker (after its current frame)."""

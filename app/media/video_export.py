@@ -413,8 +413,7 @@ def judged_hits(hits: dict[int, Detections], readings: dict[int, tuple[list, flo
             out[f] = dets
             continue
         lines, weak = readings[g]
-        to_reading = motion.offsets[min(g, len(motion.offsets) - 1)] - motion.offsets[min(f, len(motion.offsets) - 1)]
-        out[f] = judge_by_reading(dets, lines, weak, to_reading)
+        out[f] = judge_by_reading(dets, lines, weak, (motion.shift4(g) - motion.shift4(f))[:2])
     return out
 
 
