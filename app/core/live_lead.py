@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.core.box_sanity import EDGE_PX
 from app.core.detections import Detections, Source
 from app.core.geometry import clip_xyxy
 from app.core.motion import MotionEstimator
+from app.core.tracking import cut_sides, object_velocity
 
 
 @dataclass(eq=False)  # compared by identity
@@ -71,18 +71,10 @@ class LeadSettings:
 
 def _edge_velocity(v: np.ndarray, box: np.ndarray, base: np.ndarray, hw: tuple[int, int] | None) -> tuple[float, float]:
     """The (x, y) velocity of an object from the per-side velocities ``v`` (4,) between two of its
-    boxes: the centre's, except on an axis where the frame's edge cuts one side of either box.
-    There the cut side stands still while more of the object comes into view, so only the other
-    side moves with it; with both sides cut, the axis says nothing (0)."""
-    out = [(v[0] + v[2]) / 2, (v[1] + v[3]) / 2]
-    if hw is None:
-        return float(out[0]), float(out[1])
-    for axis, size in ((0, hw[1]), (1, hw[0])):
-        lo = min(box[axis], base[axis]) <= EDGE_PX
-        hi = max(box[axis + 2], base[axis + 2]) >= size - EDGE_PX
-        if lo or hi:
-            out[axis] = 0.0 if lo and hi else (v[axis + 2] if lo else v[axis])
-    return float(out[0]), float(out[1])
+    boxes (``tracking.object_velocity``: a side the frame's edge cuts in either box is no motion)."""
+    cut = None if hw is None else (cut_sides(box, hw) | cut_sides(base, hw))[0]
+    vx, vy = object_velocity(v, cut)
+    return float(vx), float(vy)
 
 
 class LeadTracker:

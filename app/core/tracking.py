@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.core.box_sanity import EDGE_PX
 from app.core.detections import Detections, Source
 from app.core.geometry import clip_xyxy, iou_matrix
 from app.core.motion import FLOW_MAX_SIDE, FrameMotion, MotionEstimator, box_shifts, to_flow_gray  # noqa: F401
@@ -76,6 +77,30 @@ def grow_xyxy(xyxy: np.ndarray, fraction: np.ndarray | float, extra_x: np.ndarra
     out[:, 2] += w
     out[:, 1] -= h
     out[:, 3] += h
+    return out
+
+
+def cut_sides(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
+    """(N, 4) bool: the sides of boxes (N, 4) xyxy that the border of an ``hw`` frame cuts."""
+    b = np.asarray(xyxy, np.float32).reshape(-1, 4)
+    h, w = hw
+    return np.stack([b[:, 0] <= EDGE_PX, b[:, 1] <= EDGE_PX, b[:, 2] >= w - EDGE_PX, b[:, 3] >= h - EDGE_PX], 1)
+
+
+def object_velocity(v_xyxy: np.ndarray, cut: np.ndarray | None) -> np.ndarray:
+    """(vx, vy) of an object from the per-side velocities (4,) between two of its boxes: the
+    centre's, except on an axis where the frame's border cuts a side of either box (``cut``,
+    (4,) bool, x0 y0 x1 y1). There the cut side stands still while more of the object comes into
+    view (or goes out), so only the other side moves with it; with both sides cut, the axis says
+    nothing (0)."""
+    v = np.asarray(v_xyxy, np.float32)
+    out = np.array([(v[0] + v[2]) / 2, (v[1] + v[3]) / 2], np.float32)
+    if cut is None:
+        return out
+    for axis in (0, 1):
+        lo, hi = bool(cut[axis]), bool(cut[axis + 2])
+        if lo or hi:
+            out[axis] = 0.0 if lo and hi else (v[axis + 2] if lo else v[axis])
     return out
 
 

@@ -32,7 +32,9 @@ def picture_around_face(frame: np.ndarray, face_xyxy) -> tuple[float, float, flo
     side = max(x1 - x0, y1 - y0)
     if side < MIN_FACE_PX:
         return None
-    reach = side * (MAX_SIDE_RATIO - 1.0) / 2 + 2
+    # The face may sit anywhere in its picture (a portrait's face is high in it), so the window
+    # reaches the picture's largest size beyond the face on every side.
+    reach = side * (MAX_SIDE_RATIO - 1.0) + 2
     wx0, wy0 = int(max(0, np.floor(x0 - reach))), int(max(0, np.floor(y0 - reach)))
     wx1, wy1 = int(min(w, np.ceil(x1 + reach))), int(min(h, np.ceil(y1 + reach)))
     win = frame[wy0:wy1, wx0:wx1]

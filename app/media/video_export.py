@@ -34,6 +34,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from app.core.async_detector import split_slow_detectors
+from app.core.box_sanity import EDGE_PX
 from app.core.detections import Detections, Source, concat
 from app.core.errors import Cancelled, OutputError, SourceError
 from app.core.gapfill import ClipMotion, GapFillSettings, fill_gaps
@@ -373,12 +374,19 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
     text boxes are first judged by the nearest reading (``judged_hits``)."""
     ocr_every = options.ocr_frames(fps)
     if readings:
+        readings = {f: (whole_lines(lines, hw), weak) for f, (lines, weak) in readings.items()}
         hits = judged_hits(hits, readings, clip_motion, ocr_every // 2 + 1)
     hold = int(round(options.hold_s * fps))
     max_gap = int(round(options.max_gap_s * fps))
     # Speeds are measured over ≥ 1/4 s: a box that jitters between two detector frames is not moving.
     baseline = max(1, int(round(0.25 * fps)))
     plan = fill_gaps(hits, n, hw, class_names, _fast_settings(options.stride, hold, max_gap, baseline), clip_motion)
+    if readings:
+        # Held boxes too: a false box held over text that a nearby reading shows is not private
+        # (it was boxed before that text was read, e.g. as it scrolled in) goes like a detected one.
+        judged = judged_hits(dict(enumerate(plan)), readings, clip_motion, ocr_every // 2 + 1,
+                             (Source.DETECTOR, Source.TRACKER))  # fmt: skip
+        plan = [judged[f] for f in range(n)]
     if quick_hits:
         # Held and bridged as hits of the full looks alone would be: what only they find (a small
         # face) is seen every ``full_look_every`` detector frames; the quick looks' hits add to it.
@@ -398,13 +406,27 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
     return plan
 
 
+def whole_lines(lines: list, hw: tuple[int, int]) -> list:
+    """The lines of a reading (``LineReading``) not cut by the border of its (``hw``) frame: a line
+    cut there was read as a part of its text, and would cut down a box over the whole of it on
+    another frame."""
+    h, w = hw
+    out = []
+    for reading in lines:
+        q = reading.line.quad
+        gap = min(q[:, 0].min(), q[:, 1].min(), (w - 1) - q[:, 0].max(), (h - 1) - q[:, 1].max())
+        if gap > EDGE_PX:
+            out.append(reading)
+    return out
+
+
 def judged_hits(hits: dict[int, Detections], readings: dict[int, tuple[list, float]], motion: ClipMotion,
-                reach: int) -> dict[int, Detections]:  # fmt: skip
-    """``hits`` with each frame's detector text boxes judged by the reading of the nearest OCR
-    frame within ``reach`` frames (``app.text.screen.judge_by_reading``), moved there by the
-    measured motion, as a still image's are by its own reading: a headline or an app's name that
-    the detector boxed as a name goes. Frames whose motion to that reading is not measured to
-    within ``MAX_CARRY_ERROR_PX`` (a cut, a flat frame) keep their boxes."""
+                reach: int, sources: tuple[Source, ...] = (Source.DETECTOR,)) -> dict[int, Detections]:  # fmt: skip
+    """``hits`` with each frame's text boxes from ``sources`` (the detector's) judged by the reading
+    of the nearest OCR frame within ``reach`` frames (``app.text.screen.judge_by_reading``), moved
+    there by the measured motion, as a still image's are by its own reading: a headline or an
+    app's name that the detector boxed as a name goes. Frames whose motion to that reading is not
+    measured to within ``MAX_CARRY_ERROR_PX`` (a cut, a flat frame) keep their boxes."""
     read_at = np.array(sorted(readings))
     out = {}
     for f, dets in hits.items():
@@ -413,7 +435,7 @@ def judged_hits(hits: dict[int, Detections], readings: dict[int, tuple[list, flo
             out[f] = dets
             continue
         lines, weak = readings[g]
-        out[f] = judge_by_reading(dets, lines, weak, (motion.shift4(g) - motion.shift4(f))[:2])
+        out[f] = judge_by_reading(dets, lines, weak, (motion.shift4(g) - motion.shift4(f))[:2], sources)
     return out
 
 

@@ -87,16 +87,17 @@ def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiCla
 
 
 def _judge_text_boxes(dets: Detections, readings: list[LineReading], span_box, weak: float,
-                      to_reading: np.ndarray | None = None) -> tuple[np.ndarray, list[Region]]:  # fmt: skip
-    """(drop mask, narrowed regions): the detector text-PII boxes of ``dets`` that ``readings``
-    replaces (``read_detector_box``), and what replaces them: the boxes cut down to the words
-    the reading backs (none for a headline). ``to_reading`` (2,): where a box of ``dets`` lies on
-    the read frame, relative to its own frame (0 when it is the same frame)."""
+                      to_reading: np.ndarray | None = None,
+                      sources: tuple[Source, ...] = (Source.DETECTOR,)) -> tuple[np.ndarray, list[Region]]:  # fmt: skip
+    """(drop mask, narrowed regions): the text-PII boxes of ``dets`` from ``sources`` (the
+    detector's) that ``readings`` replaces (``read_detector_box``), and what replaces them: the
+    boxes cut down to the words the reading backs (none for a headline). ``to_reading`` (2,): where
+    a box of ``dets`` lies on the read frame, relative to its own frame (0 when it is the same frame)."""
     d4 = np.zeros(4, np.float32) if to_reading is None else np.tile(np.asarray(to_reading, np.float32), 2)
     labels = dets.labels
     drop = np.zeros(len(dets), bool)
     narrowed: list[Region] = []
-    for i in np.flatnonzero(dets.sources == Source.DETECTOR):
+    for i in np.flatnonzero(np.isin(dets.sources, [int(s) for s in sources])):
         if labels[i] not in TEXT_PII:
             continue
         read = read_detector_box(dets.xyxy[i] + d4, labels[i], float(dets.scores[i]), readings, span_box, weak=weak)
@@ -106,15 +107,17 @@ def _judge_text_boxes(dets: Detections, readings: list[LineReading], span_box, w
     return drop, narrowed
 
 
-def judge_by_reading(dets: Detections, readings: list[LineReading], weak: float, to_reading: np.ndarray) -> Detections:
-    """``dets`` of one video frame with their detector text-PII boxes judged by ``readings`` made
-    on another frame of the same picture, ``to_reading`` (2,) px away by the measured motion, as
-    ``refine`` judges them on the read frame itself: a box over clearly read lines keeps only the
-    lines with a word the reading finds at least weakly private, a box over none goes (a
-    headline, an app's name in a list), a box over text that was not read stands."""
+def judge_by_reading(dets: Detections, readings: list[LineReading], weak: float, to_reading: np.ndarray,
+                     sources: tuple[Source, ...] = (Source.DETECTOR,)) -> Detections:  # fmt: skip
+    """``dets`` of one video frame with their text-PII boxes from ``sources`` (the detector's; a
+    video's held boxes too) judged by ``readings`` made on another frame of the same picture,
+    ``to_reading`` (2,) px away by the measured motion, as ``refine`` judges them on the read
+    frame itself: a box over clearly read lines keeps only the lines with a word the reading finds
+    at least weakly private, a box over none goes (a headline, an app's name in a list), a box
+    over text that was not read stands."""
     if not readings or not len(dets):
         return dets
-    drop, narrowed = _judge_text_boxes(dets, readings, span_xyxy, weak, to_reading)
+    drop, narrowed = _judge_text_boxes(dets, readings, span_xyxy, weak, to_reading, sources)
     if not drop.any():
         return dets
     parts = [dets.take(~drop)]

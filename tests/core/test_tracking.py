@@ -275,3 +275,52 @@ def test_a_weak_track_is_bridged_where_its_hold_from_both_sides_covers_it(hit_fr
     sure[hit_frames[-1]] = dets([100, 100, 140, 130])
     plan = fill_gaps(sure, 100, (400, 400), NAMES, s)
     assert contains(plan[probe].xyxy, np.array([100, 100, 140, 130]))
+
+
+def _still_then_still(gap_start: int, gap_end: int, far: float):
+    """One column's object seen still on frames 0..gap_start, another ``far`` px lower from gap_end."""
+    hits = {f: Detections.empty(NAMES) for f in range(80)}
+    for f in range(0, gap_start + 1, 2):
+        hits[f] = dets([100, 100 + f % 4, 140, 140 + f % 4])  # a few px of detector jitter
+    for f in range(gap_end, 80, 2):
+        hits[f] = dets([100, 100 + far + f % 4, 140, 140 + far + f % 4])
+    return hits
+
+
+def test_two_still_objects_linked_across_a_long_gap_are_not_interpolated_between():
+    """Two avatars of a scrolled list's column, each still in scene coordinates, linked across
+    30 unseen frames: the rows between them are not masked as if one object crossed them."""
+    from app.core.gapfill import link_tracks
+
+    hits = _still_then_still(20, 50, 300)
+    s = GapFillSettings(max_gap_frames=60, hold_frames=4, link_growth=0.5, speed_baseline=4)
+    assert len(link_tracks(hits, s.max_gap_frames, s.link_growth)) == 1  # the tracker did link them
+    plan = fill_gaps(hits, 80, (600, 400), NAMES, s)
+    between = np.array([100, 250, 140, 290], np.float32)
+    assert not any(contains(plan[f].xyxy, between) for f in range(80))
+    assert all(contains(plan[f].xyxy, np.array([100, 103, 140, 140])) for f in range(0, 25))  # held 4 frames
+    assert all(contains(plan[f].xyxy, np.array([100, 403, 140, 440])) for f in range(46, 80))
+
+
+def test_an_object_moving_at_its_own_speed_across_a_gap_stays_bridged():
+    def truth(f):
+        return np.array([20 + 5 * f, 100, 60 + 5 * f, 140], np.float32)
+
+    hits = {f: Detections.empty(NAMES) for f in range(70)}
+    hits.update({f: dets(truth(f)) for f in list(range(0, 21, 2)) + list(range(40, 61, 2))})
+    plan = fill_gaps(hits, 70, (300, 600), NAMES, GapFillSettings(max_gap_frames=30, hold_frames=4, speed_baseline=4))
+    assert all(contains(plan[f].xyxy, truth(f)) for f in range(0, 61))
+
+
+def test_a_side_cut_by_the_frame_border_is_no_motion():
+    """A box pinned to the top edge of a list scrolling up shrinks there: only its uncut bottom
+    side moves with the object (the live tracker's velocities)."""
+    from app.core.tracking import cut_sides, object_velocity
+
+    boxes = np.array([[0, 0, 100, 200], [0, 0, 100, 180]], np.float32)  # two frames apart
+    cut = cut_sides(boxes, (720, 1280))
+    assert cut[:, 0].all() and cut[:, 1].all() and not cut[:, 2:].any()
+    v = (boxes[1] - boxes[0]) / 2
+    assert np.allclose(object_velocity(v, cut[0] | cut[1]), [0, -10])  # the object's speed, not the centre's -5
+    assert np.allclose(object_velocity(v, None), [0, -5])
+    assert np.allclose(object_velocity(np.array([2, 3, 4, 5], np.float32), np.array([True, True, True, False])), [0, 5])

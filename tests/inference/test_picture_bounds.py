@@ -79,3 +79,13 @@ def test_an_avatar_cut_by_the_left_edge_of_the_view_still_grows_to_its_visible_p
     assert found is not None
     assert found[0] == 0 and found[1] <= ay0 + 3 and found[2] >= ax1 - 90 - 3 and found[3] >= ay1 - 3
 
+
+
+def test_a_face_high_in_its_portrait_grows_to_the_whole_picture():
+    """A portrait's face sits in its upper part: the picture reaches further below the face than
+    above it, up to the largest avatar a face fills a third of."""
+    frame, (ax0, ay0, ax1, ay1) = _list_row(False)
+    face = (90, 143, 134, 187)  # 44 px, at the top of the 122 px picture (over a third of it)
+    found = picture_around_face(frame, face)
+    assert found is not None
+    assert found[0] <= ax0 + 3 and found[1] <= ay0 + 3 and found[2] >= ax1 - 3 and found[3] >= ay1 - 3

@@ -141,7 +141,7 @@ def test_detector_text_boxes_are_judged_by_the_nearest_reading_moved_by_the_meas
 
     calls = []
 
-    def judge(dets, lines, weak, to_reading):
+    def judge(dets, lines, weak, to_reading, sources=(Source.DETECTOR,)):
         calls.append((lines, tuple(np.round(to_reading, 3))))
         return dets.take(np.zeros(len(dets), bool))  # the reading contradicts every box
 
@@ -158,3 +158,37 @@ def test_detector_text_boxes_are_judged_by_the_nearest_reading_moved_by_the_meas
     assert judged == set(range(0, 16, 2)) | set(range(26, 40, 2))
     assert ("read at 0", (0.0, 5.0 * 4)) in calls  # frame 4's box lies 20 px lower on frame 0
     assert ("read at 30", (0.0, 5.0 * 6)) in calls  # and frame 36's lies 30 px lower on frame 30
+
+
+def test_boxes_held_between_detections_are_judged_by_the_reading_too(monkeypatch):
+    """A false text box detected before its line was read (it scrolled in) and held on afterwards
+    goes on the held frames a reading covers, as a detected box would."""
+    import app.media.video_export as ve
+    from types import SimpleNamespace
+    from app.core.gapfill import ClipMotion
+
+    def judge(dets, lines, weak, to_reading, sources=(Source.DETECTOR,)):
+        return dets.take(dets.sources != Source.TRACKER) if Source.TRACKER in sources else dets
+
+    monkeypatch.setattr(ve, "judge_by_reading", judge)
+    box = Detections(np.array([[10, 10, 50, 20]], np.float32), [0.6], [0], ("person_name",), sources=[Source.DETECTOR])
+    motion = ClipMotion(np.zeros((12, 2), np.float32), np.zeros(12))
+    read = SimpleNamespace(line=SimpleNamespace(quad=np.float32([[10, 40], [60, 40], [60, 60], [10, 60]])))
+    args = ({0: box}, {}, 12, (100, 200), 30.0, ("person_name",), ExportOptions(), motion)
+    held = ve.plan_boxes(*args)
+    judged = ve.plan_boxes(*args, readings={6: ([read], 0.35)})
+    assert len(held[0]) == len(judged[0]) == 1  # the detection itself is the detector's
+    held_frames = [f for f in range(1, 12) if len(held[f])]
+    assert held_frames and all(held[f].sources[0] == Source.TRACKER for f in held_frames)
+    assert not any(len(judged[f]) for f in held_frames)
+
+
+def test_lines_cut_by_the_frame_border_are_not_used_to_judge_other_frames():
+    from types import SimpleNamespace
+    from app.media.video_export import whole_lines
+
+    def reading(x0, y0, x1, y1):
+        return SimpleNamespace(line=SimpleNamespace(quad=np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])))
+
+    inside, bottom, left = reading(20, 30, 200, 60), reading(20, 690, 200, 719), reading(0, 300, 150, 330)
+    assert whole_lines([inside, bottom, left], (720, 1280)) == [inside]

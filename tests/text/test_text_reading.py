@@ -3,6 +3,8 @@ hidden, a headline is not; an ID page keeps its labels and loses its values; an 
 region; a detector text box on a headline is dropped. These run the real model file
 (``models/text-pii.npz``) and the real name gazetteer, so a worse model fails them."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -199,3 +201,7 @@ def test_a_reading_judges_the_detector_boxes_of_a_frame_the_picture_has_scrolled
     # A box over text the reading did not see (scrolled in since) stands.
     new = detections([[40, 1300, 400, 1340]], ["person_name"])
     assert len(judge_by_reading(new, reading.readings, reading.weak, -scroll)) == 1
+    # A box the video's tracker held there is judged only when its source is asked for.
+    held = replace(later, sources=np.full(len(later), int(Source.TRACKER)))
+    assert len(judge_by_reading(held, reading.readings, reading.weak, -scroll)) == 2
+    assert len(judge_by_reading(held, reading.readings, reading.weak, -scroll, (Source.TRACKER,))) == 1
