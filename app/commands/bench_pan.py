@@ -275,10 +275,15 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
             wall = time.perf_counter() - t0
         src.source.close()
         score, first_seen, first_hidden = FrameScore(), {}, {}
+        leaks: dict[int, list[float]] = {}
         for i, shape, masked, changed, protected, regions in kept:
             n = shape[0] * shape[1]
             unpack = lambda bits: np.unpackbits(bits, count=n).reshape(shape).astype(bool)  # noqa: E731
-            flags = score.add_maps(unpack(masked), unpack(changed), clip.truth[i], regions)
+            masked_map = unpack(masked)
+            flags = score.add_maps(masked_map, unpack(changed), clip.truth[i], regions)
+            for key, ok, box in zip(clip.ids[i], flags, np.round(clip.truth[i]).astype(int)):
+                if not ok:
+                    leaks.setdefault(int(key), []).append(float(masked_map[box[1]:box[3], box[0]:box[2]].mean()))
             for key, ok, share in zip(clip.ids[i], flags, clip.in_view[i]):
                 if share >= 0.5:  # readable: at least half of it in view
                     first_seen.setdefault(int(key), i)
@@ -292,6 +297,10 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
               f"{1000 * np.median(lat):.0f} ms, paused after 2 s {np.mean(after):.1%}, first-visible time of PII "
               f"entering after 2 s: {vis}; {score.summary()}")  # fmt: skip
         print(f"  {score.breakdown.summary()}")
+        worst = sorted(leaks.items(), key=lambda kv: -len(kv[1]))[:6]
+        if worst:
+            print("  leaking true boxes (index: frames, median share hidden): "
+                  + ", ".join(f"#{k}: {len(v)}, {np.median(v):.0%}" for k, v in worst))  # fmt: skip
 
 
 def live_regions(out, pipeline, hw: tuple[int, int]) -> list[Region]:

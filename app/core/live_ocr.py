@@ -30,6 +30,7 @@ from app.core.async_detector import AsyncDetector
 from app.core.detections import Detections
 from app.core.live_regions import ChangedRegionDetector, RegionPlan
 from app.core.motion import FrameMotion, MotionEstimator, changed_boxes
+from app.core.tracking import extend_cut_sides
 
 Gray = tuple[np.ndarray, float]  # ``to_flow_gray`` output
 Carry = Callable[[Detections, int, "Gray | None", int, "Gray | None"], Detections]
@@ -84,6 +85,8 @@ class OcrTier:
                 found = res.detections
                 if self.regions is not None:  # the read of frame k, whole: carried boxes + the crop's
                     found = self.regions.finish(k, gray_k, hw, plan, [found])
+                # A line half out of view was read as half a line: what scrolls in after it is its rest.
+                found = found.with_boxes(extend_cut_sides(found.xyxy, hw)) if len(found) else found
                 self._boxes, self._gray, self._seq = self.carry(found, k, gray_k, seq, gray), gray, seq
                 with self._lock:
                     if self.read is not None:

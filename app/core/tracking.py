@@ -87,6 +87,20 @@ def cut_sides(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
     return np.stack([b[:, 0] <= EDGE_PX, b[:, 1] <= EDGE_PX, b[:, 2] >= w - EDGE_PX, b[:, 3] >= h - EDGE_PX], 1)
 
 
+def extend_cut_sides(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
+    """Boxes (N, 4) with each side the frame's border cuts moved out past the border by the box's
+    own size on that axis: the object goes on beyond the view, and a box read there and moved
+    into view with the picture (a list scrolled up) must still cover the part that was hidden."""
+    b = np.array(xyxy, np.float32, copy=True).reshape(-1, 4)
+    cut = cut_sides(b, hw)
+    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    b[:, 0] -= np.where(cut[:, 0], w, 0)
+    b[:, 1] -= np.where(cut[:, 1], h, 0)
+    b[:, 2] += np.where(cut[:, 2], w, 0)
+    b[:, 3] += np.where(cut[:, 3], h, 0)
+    return b
+
+
 def object_velocity(v_xyxy: np.ndarray, cut: np.ndarray | None) -> np.ndarray:
     """(vx, vy) of an object from the per-side velocities (4,) between two of its boxes: the
     centre's, except on an axis where the frame's border cuts a side of either box (``cut``,

@@ -323,3 +323,19 @@ def test_text_no_ocr_read_has_seen_is_covered_line_by_line_until_one_judges_it()
             if m.telemetry().ocr_results and out.protected and out.unread_text is None:
                 break
         assert (out.frame[text] == screen[text]).all()
+
+
+def test_a_line_read_half_out_of_view_is_carried_with_its_hidden_part():
+    """OCR read the top half of a line cut by the frame's bottom edge; as the list scrolls up,
+    the box it carries must cover the rest of the line that comes into view."""
+    from app.core.async_detector import AsyncResult
+    from app.core.live_ocr import OcrTier
+    from app.core.motion import MotionEstimator
+
+    clock, runner = TickClock(), ScriptedRunner()
+    tier = OcrTier(runner, 0.0, 4.0, clock, MotionEstimator(), lambda d, *a: d)
+    tier.tick(0, frame(), 0.0, None)
+    cut = Detections(np.array([[10, 40, 50, 48]], np.float32), [0.8], [0], ("phone_number",), sources=[Source.OCR])
+    runner.done, runner.pending = AsyncResult(cut, runner.pending), None
+    boxes = tier.tick(1, frame(), 0.0, None)
+    np.testing.assert_allclose(boxes.xyxy[0], [10, 40, 50, 56])

@@ -324,3 +324,13 @@ def test_a_side_cut_by_the_frame_border_is_no_motion():
     assert np.allclose(object_velocity(v, cut[0] | cut[1]), [0, -10])  # the object's speed, not the centre's -5
     assert np.allclose(object_velocity(v, None), [0, -5])
     assert np.allclose(object_velocity(np.array([2, 3, 4, 5], np.float32), np.array([True, True, True, False])), [0, 5])
+
+
+def test_boxes_cut_by_the_frame_border_reach_past_it_by_their_own_size():
+    from app.core.tracking import extend_cut_sides
+
+    boxes = np.array([[100, 690, 400, 720], [0, 100, 50, 140], [200, 200, 300, 240]], np.float32)
+    out = extend_cut_sides(boxes, (720, 1280))
+    np.testing.assert_allclose(out[0], [100, 690, 400, 750])  # half a line at the bottom: its rest below
+    np.testing.assert_allclose(out[1], [-50, 100, 50, 140])
+    np.testing.assert_allclose(out[2], boxes[2])  # inside the view: unchanged
