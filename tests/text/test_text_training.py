@@ -243,3 +243,19 @@ def test_extra_scenes_train_and_their_held_out_set_is_reported(tmp_path, kind, t
     assert result["train_scenes"] == 12 + 4 and result["test_scenes"] == 2
     assert result[f"{kind}_test"]["scenes"] == 3 and 0 <= result[f"{kind}_test"]["classifier"]["token_recall"] <= 1
     assert f"{other}_test" not in result
+
+
+def test_short_harmless_lines_can_become_technical_text_with_units():
+    from training.text.augment import vary_line
+    from training.text.specs import spec_line
+
+    specs = [spec_line(np.random.default_rng(k)) for k in range(40)]
+    assert any("ISO" in s.upper() for s in specs) and any("mm" in s for s in specs) and any("GB" in s or "TB" in s for s in specs)
+    out = [vary_line(np.random.default_rng(k), line("Settings", 0, 0), [None] * 8, spec_share=1.0) for k in range(8)]
+    assert all(v is not None and v[0].text != "Settings" and v[1] == [None] * len(v[0].text) for v in out)
+    long_line = line("the new version is here now", 0, 0)  # more than four words: left to the other variants
+    assert vary_line(np.random.default_rng(0), long_line, [None] * 27, spec_share=1.0, negative_share=0.0) is None
+    name = line("Ann Lee", 0, 0)
+    new, classes = vary_line(np.random.default_rng(1), name, ["person_name"] * 3 + [None] + ["person_name"] * 3,
+                             share=1.0, spec_share=1.0)  # fmt: skip
+    assert "person_name" in classes  # lines with private values are never made harmless

@@ -23,7 +23,7 @@ import numpy as np
 
 from app.text.lines import TextLine
 from training.synth import fakedata as fd
-from training.text import variety
+from training.text import specs, variety
 from training.text.ocr_data import ReadScene, char_labels
 
 VARIED_CLASSES = ("person_name", "username", "phone_number", "date_of_birth")
@@ -73,8 +73,8 @@ def new_value(rng: np.random.Generator, cls: str, original: str) -> str:
 
 def vary_line(rng: np.random.Generator, line: TextLine, classes: list[str | None], share: float = 0.7,
               negative_share: float = 0.25, context_share: float = 0.3, ordinary_share: float = 0.0,
-              pool: list[str] | None = None, title_share: float = 0.0, name_words: list[str] | None = None
-              ) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
+              pool: list[str] | None = None, title_share: float = 0.0, name_words: list[str] | None = None,
+              spec_share: float = 0.0) -> tuple[TextLine, list[str | None]] | None:  # fmt: skip
     """``line`` with its labelled values redrawn (with probability ``share``) — or, on a line with
     nothing private, one word turned into a harmless look-alike (``negative_share``), or a short
     such line (three words at most) replaced by harmless text shaped like a lone name
@@ -83,13 +83,18 @@ def vary_line(rng: np.random.Generator, line: TextLine, classes: list[str | None
     in a sentence with probability ``context_share`` (``variety.name_in_context``). Word boxes are
     dropped (they no longer spell the text); the line keeps its box and score. A line of four or
     more words with nothing private is put in title case as headlines print it (``title_share``;
-    with ``name_words`` one of its words may become a common word that is also a name).
+    with ``name_words`` one of its words may become a common word that is also a name). A line of
+    four words at most with nothing private becomes harmless technical text (``spec_share``,
+    ``specs.spec_line``: "ISO 125 · 1/400s", "24 GB RAM").
     """
     runs = [r for r in labelled_runs(classes, line.text) if r[2] in VARIED_CLASSES]
     if title_share > 0 and not any(classes) and len(line.text.split()) >= 4 and rng.random() < title_share:
         text = variety.title_case(line.text, rng, name_words)
         if text != line.text:
             return TextLine(text, line.quad, line.score, ()), [None] * len(text)
+    if spec_share > 0 and not any(classes) and len(line.text.split()) <= 4 and rng.random() < spec_share:
+        text = specs.spec_line(rng)
+        return TextLine(text, line.quad, line.score, ()), [None] * len(text)
     if not runs and pool and not any(classes) and len(line.text.split()) <= 3 and rng.random() < ordinary_share:
         text = variety.ordinary_line(rng, pool)
         return TextLine(text, line.quad, line.score, ()), [None] * len(text)
@@ -124,14 +129,14 @@ def _with_look_alike(rng: np.random.Generator, line: TextLine, classes: list[str
 
 def vary_scene(scene: ReadScene, rng: np.random.Generator, ordinary_share: float = 0.0,
                pool: list[str] | None = None, negative_share: float = 0.25, title_share: float = 0.0,
-               name_words: list[str] | None = None) -> ReadScene | None:  # fmt: skip
+               name_words: list[str] | None = None, spec_share: float = 0.0) -> ReadScene | None:  # fmt: skip
     """A copy of ``scene`` whose labelled values are redrawn (``vary_line``), with per-character
     classes attached; None when the scene holds no such value."""
     lines, classes, changed = [], [], False
     for line in scene.lines:
         chars = list(scene.char_classes[len(lines)]) if scene.char_classes else char_labels(line, scene.labels)
         varied = vary_line(rng, line, chars, negative_share=negative_share, ordinary_share=ordinary_share, pool=pool,
-                           title_share=title_share, name_words=name_words)  # fmt: skip
+                           title_share=title_share, name_words=name_words, spec_share=spec_share)  # fmt: skip
         if varied is not None:
             line, chars = varied
             changed = True
@@ -144,16 +149,17 @@ def vary_scene(scene: ReadScene, rng: np.random.Generator, ordinary_share: float
 
 def varied_copies(scenes: list[ReadScene], copies: int, seed: int = 0, ordinary_share: float = 0.0,
                   pool: list[str] | None = None, negative_share: float = 0.25, title_share: float = 0.0,
-                  name_words: list[str] | None = None) -> list[ReadScene]:  # fmt: skip
+                  name_words: list[str] | None = None, spec_share: float = 0.0) -> list[ReadScene]:  # fmt: skip
     """Up to ``copies`` varied copies of every scene (deterministic for ``seed``); with
     ``ordinary_share`` > 0 short lines with nothing private become harmless text from ``pool``;
     ``negative_share``: lines with nothing private that get one harmless look-alike word;
-    ``title_share``: longer such lines put in title case (``name_words``: see ``vary_line``)."""
+    ``title_share``: longer such lines put in title case (``name_words``: see ``vary_line``);
+    ``spec_share``: short such lines become harmless technical text."""
     out = []
     for i, scene in enumerate(scenes):
         for c in range(copies):
             varied = vary_scene(scene, np.random.default_rng([seed, i, c]), ordinary_share, pool, negative_share, title_share,
-                                name_words)  # fmt: skip
+                                name_words, spec_share)  # fmt: skip
             if varied is not None:
                 out.append(varied)
     return out

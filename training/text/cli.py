@@ -63,6 +63,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
                    help="in the text-level variants, this share of lines of four or more words with nothing private "
                         "are put in title case as headlines print them, half of them with one common word that is also a "
                         "popular name ('Deep', 'Will'; default %(default)s)")
+    p.add_argument("--spec-lines", type=float, default=0.0, metavar="SHARE",
+                   help="in the text-level variants, this share of lines of four words at most with nothing private "
+                        "become harmless technical text ('ISO 125 · 1/400s', '24 GB RAM', 'Laowa 58mm @ f/5.6'; "
+                        "training.text.specs; default %(default)s)")
     p.add_argument("--look-alike-share", type=float, default=0.25, metavar="SHARE",
                    help="in the text-level variants, the share of lines with nothing private that get one harmless "
                         "username-shaped word ('open-source', 'com-pu-ter', 'PowerPoint'; default %(default)s)")
@@ -110,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     pool = common_words(words.word_table(), name_table()) if args.ordinary_lines > 0 or args.title_lines > 0 else None
     name_words = sorted(set(common_words(words.word_table(), name_table(), keep_names=True)) - set(pool)) if pool else None
     copies = varied_copies(scenes[:-n_test], args.varied_copies, args.seed, args.ordinary_lines, pool,
-                           args.look_alike_share, args.title_lines, name_words) if args.varied_copies else []
+                           args.look_alike_share, args.title_lines, name_words, args.spec_lines) if args.varied_copies else []
     extra += copies
     model, result = train(scenes[:-n_test] + extra, scenes[-n_test:], name_table(), args.dim, args.epochs, args.threshold,
                           {k: v for k, v in tests.items() if v} or None)  # fmt: skip
