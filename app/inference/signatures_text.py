@@ -43,8 +43,10 @@ class SignatureRules:
     run of letters (a border, a pattern). ``top_share``: lines centred in this top share of the
     frame are letterheads. ``grow_x`` / ``grow_y``: the box is the line grown by these fractions of
     its height (flourishes reach beyond the line the text detector drew). ``min_aspect``: a
-    signature is written along a line, at least this many times as long as it is tall (an icon, an
-    avatar letter or a logo read as one badly read character is about square).
+    signature is written along a line, at least this many times as long as it is tall.
+    ``min_read_chars``: a line read as fewer non-space characters is an icon, an avatar letter or a
+    logo read as one badly read character, never a signature (a signature the recogniser cannot read
+    at all comes as a line with no text, and stays a candidate).
     """
 
     min_body_lines: int = 5
@@ -59,6 +61,7 @@ class SignatureRules:
     grow_y: float = 0.6
     score: float = 0.4
     min_aspect: float = 2.0
+    min_read_chars: int = 2
 
 
 def common_word_share(text: str) -> tuple[float, int]:
@@ -108,7 +111,7 @@ def signature_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: Si
     for line, b, (length, h) in zip(lines, boxes, extents):
         if h < rules.min_height_ratio * body_height or length < rules.min_aspect * h or (b[1] + b[3]) / 2 < rules.top_share * hw[0]:
             continue
-        if reads_like_print(line, rules):
+        if reads_like_print(line, rules) or 0 < len(line.text.replace(" ", "")) < rules.min_read_chars:
             continue
         found.append(np.array([b[0] - rules.grow_x * h, b[1] - rules.grow_y * h, b[2] + rules.grow_x * h, b[3] + rules.grow_y * h], np.float32))
     boxes_out = list(clip_xyxy(np.stack(found), hw)) if found else []

@@ -65,6 +65,10 @@ def test_a_square_icon_read_as_a_letter_is_not_a_signature():
     assert len(signature_candidates(body_lines() + [icon], page())) == 0
     unread_icon = line("", 100, 700, 160, 745, score=0.0)
     assert len(signature_candidates(body_lines() + [unread_icon], page())) == 0
+    # A wide logo or icon read as one character is not handwriting either, however long its box.
+    wide_glyph = line("W", 100, 700, 250, 745, score=0.4)
+    assert len(signature_candidates(body_lines() + [wide_glyph], page())) == 0
+    assert len(signature_candidates(body_lines() + [wide_glyph], page(), SignatureRules(min_read_chars=1))) == 1
 
 
 def test_a_letterhead_at_the_top_of_the_page_is_not_a_signature():
