@@ -34,14 +34,14 @@ from typing import Callable, Iterator
 import numpy as np
 
 from app.core.async_detector import split_slow_detectors
-from app.core.box_sanity import EDGE_PX
 from app.core.detections import Detections, Source, concat
 from app.core.errors import Cancelled, OutputError, SourceError
 from app.core.gapfill import ClipMotion, GapFillSettings, fill_gaps
 from app.core.motion import MotionEstimator
 from app.core.pipeline import Detector, Pipeline
-from app.core.tracking import PrivacyTracker, TrackerSettings
+from app.core.tracking import PrivacyTracker, TrackerSettings, cut_sides
 from app.media.sinks import VideoFileSink
+from app.text.lines import quad_to_xyxy
 from app.text.screen import judge_by_reading
 
 log = logging.getLogger(__name__)
@@ -410,14 +410,10 @@ def whole_lines(lines: list, hw: tuple[int, int]) -> list:
     """The lines of a reading (``LineReading``) not cut by the border of its (``hw``) frame: a line
     cut there was read as a part of its text, and would cut down a box over the whole of it on
     another frame."""
-    h, w = hw
-    out = []
-    for reading in lines:
-        q = reading.line.quad
-        gap = min(q[:, 0].min(), q[:, 1].min(), (w - 1) - q[:, 0].max(), (h - 1) - q[:, 1].max())
-        if gap > EDGE_PX:
-            out.append(reading)
-    return out
+    if not lines:
+        return []
+    cut = cut_sides(np.stack([quad_to_xyxy(reading.line.quad) for reading in lines]), hw).any(1)
+    return [reading for reading, is_cut in zip(lines, cut) if not is_cut]
 
 
 def judged_hits(hits: dict[int, Detections], readings: dict[int, tuple[list, float]], motion: ClipMotion,
