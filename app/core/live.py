@@ -40,6 +40,7 @@ import numpy as np
 from app.core.async_detector import (AlternatingLooks, AsyncDetector, DetectorGroup, lower_thread_priority,
                                      split_slow_detectors)
 from app.core.detections import Detections, Source, concat
+from app.core.face_context import FaceContext
 from app.core.live_lead import LeadSettings, LeadTracker
 from app.core.live_ocr import OcrTier
 from app.core.live_regions import ChangedRegionDetector, RegionSettings
@@ -283,6 +284,7 @@ class LiveMasker:
                     raw = self.regions.detect(seq, frame, gray)
                 else:
                     raw = concat([d.detect(frame) for d in self._fast], names)
+                raw = FaceContext().apply(raw)  # the fast detectors are not fused by ``detect_all``
             except Exception as exc:  # noqa: BLE001 - any detector failure must pause protection
                 log.warning("live detector failed: %s", exc)
                 with self._cond:

@@ -11,6 +11,7 @@ import numpy as np
 
 from app.core.box_sanity import BoxSanity
 from app.core.detections import Detections, concat
+from app.core.face_context import FaceContext
 from app.core.geometry import pad_xyxy
 from app.core.policy import Policy
 from app.core.redact import RedactionSettings, redact
@@ -58,7 +59,8 @@ def detector_notes(detectors: Sequence[Detector]) -> tuple[str, ...]:
 
 
 def detect_all_timed(detectors: Sequence[Detector], frame: np.ndarray) -> tuple[Detections, dict[str, float]]:
-    """``detect_all`` plus the seconds each detector took, by detector name (for eval/benchmarks)."""
+    """``detect_all`` plus the seconds each detector took, by detector name (for eval/benchmarks).
+    Object boxes that the frame's confident faces contradict (``FaceContext``) are left out."""
     parts, seconds = [], {}
     for det in detectors:
         t0 = time.perf_counter()
@@ -68,7 +70,7 @@ def detect_all_timed(detectors: Sequence[Detector], frame: np.ndarray) -> tuple[
     for det in detectors:  # a detector that read the frame (OCR) may revise the others' boxes
         if callable(getattr(det, "refine", None)):
             fused = det.refine(fused)
-    return fused, seconds
+    return FaceContext().apply(fused), seconds
 
 
 class Tracker(Protocol):

@@ -36,6 +36,7 @@ import numpy as np
 from app.core.async_detector import split_slow_detectors
 from app.core.detections import Detections, Source, concat
 from app.core.errors import Cancelled, OutputError, SourceError
+from app.core.face_context import FaceContext
 from app.core.gapfill import ClipMotion, GapFillSettings, fill_gaps
 from app.core.motion import MotionEstimator
 from app.core.pipeline import Detector, Pipeline
@@ -257,7 +258,7 @@ def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
     def boxes_for(i: int, frame: np.ndarray) -> Detections:
         raw = None
         if fast and i % options.stride == 0:
-            raw = _hidden(pipeline, fast, frame, options.quick_look(i))
+            raw = FaceContext().apply(_hidden(pipeline, fast, frame, options.quick_look(i)))
             counts["detected_frames"] += 1
         step = motion.step(frame)  # measured once, used by both trackers
         out = tracker.update(raw, frame, motion=step)
@@ -373,6 +374,13 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
     and held in the measured ``clip_motion``. With the OCR frames' ``readings``, the detector's
     text boxes are first judged by the nearest reading (``judged_hits``)."""
     ocr_every = options.ocr_frames(fps)
+    # Object boxes that the same frame's confident faces contradict (a shirt number boxed as a
+    # house number, a sponsor's name read as a shop sign) would be held for seconds: they go
+    # before gap filling.
+    seen = {f: concat([d for d in (hits.get(f), (quick_hits or {}).get(f)) if d is not None], class_names)
+            for f in set(hits) | set(ocr_hits)}  # fmt: skip
+    hits = {f: FaceContext().apply(d, seen[f]) for f, d in hits.items()}
+    ocr_hits = {f: FaceContext().apply(d, seen[f]) for f, d in ocr_hits.items()}
     if readings:
         readings = {f: (whole_lines(lines, hw), weak) for f, (lines, weak) in readings.items()}
         hits = judged_hits(hits, readings, clip_motion, ocr_every // 2 + 1)

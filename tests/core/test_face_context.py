@@ -1,0 +1,131 @@
+"""Object boxes that a confident face contradicts: prints worn on the torso, objects holding a face;
+and the three paths (stills, live's fast tier, export planning) that apply the rule."""
+
+import numpy as np
+import pytest
+
+from app.core.detections import Detections, Source, concat
+from app.core.face_context import FaceContext, FaceCoverRule, TorsoRule
+from app.core.gapfill import ClipMotion
+from app.core.pipeline import detect_all
+from app.media.video_export import ExportOptions, plan_boxes
+
+NAMES = ("face", "house_number", "shop_sign", "license_plate", "qr_code", "id_card", "payment_card")
+FACE = [100, 100, 140, 150]  # 40 × 50 px: torso x 60–180, y 137.5–325
+ON_TORSO = [95, 200, 145, 240]
+AWAY = [400, 200, 450, 240]
+
+
+def box(cls, xyxy, score=0.6, source=Source.DETECTOR):
+    """One detection of class ``cls``."""
+    return Detections(np.array([xyxy], np.float32), np.array([score], np.float32),
+                      np.array([NAMES.index(cls)], np.int32), NAMES, sources=np.array([source], np.int8))  # fmt: skip
+
+
+def face(score=0.9, xyxy=FACE):
+    """A face detector's face."""
+    return box("face", xyxy, score, Source.FACE)
+
+
+def kept_classes(dets):
+    """Class names left, in order."""
+    return [NAMES[c] for c in dets.class_ids]
+
+
+@pytest.mark.parametrize("cls", ["house_number", "shop_sign"])
+def test_sign_classes_on_the_torso_under_a_confident_face_are_worn_prints(cls):
+    out = FaceContext().apply(concat([face(), box(cls, ON_TORSO)], NAMES))
+    assert kept_classes(out) == ["face"]
+
+
+@pytest.mark.parametrize("cls", ["license_plate", "qr_code", "payment_card", "id_card"])
+def test_plates_codes_cards_and_ids_on_the_torso_stay(cls):
+    # A person behind their car has the plate at the hip; a badge or a held card is private.
+    out = FaceContext().apply(concat([face(), box(cls, ON_TORSO)], NAMES))
+    assert kept_classes(out) == ["face", cls]
+
+
+def test_weak_faces_manual_boxes_and_boxes_off_the_torso_are_not_judged():
+    assert kept_classes(FaceContext().apply(concat([face(0.3), box("house_number", ON_TORSO)], NAMES))) == \
+        ["face", "house_number"]  # fmt: skip
+    manual = box("house_number", ON_TORSO, source=Source.MANUAL)
+    assert len(FaceContext().apply(concat([face(), manual], NAMES))) == 2
+    ocr = box("shop_sign", ON_TORSO, source=Source.OCR)  # a sponsor's name read as a shop sign
+    assert kept_classes(FaceContext().apply(concat([face(), ocr], NAMES))) == ["face"]
+    beside = concat([face(), box("house_number", AWAY), box("house_number", [95, 20, 145, 60])], NAMES)
+    assert len(FaceContext().apply(beside)) == 3  # beside the person; above the head
+
+
+def test_a_faceless_class_holding_most_of_a_face_is_dropped_but_an_id_card_is_not():
+    around = [80, 80, 200, 220]
+    out = FaceContext().apply(concat([face(), box("qr_code", around), box("id_card", around)], NAMES))
+    assert kept_classes(out) == ["face", "id_card"]
+    # A code held in front of the chin covers a third of the face box: kept.
+    assert len(FaceContext().apply(concat([face(), box("qr_code", [90, 135, 150, 200])], NAMES))) == 2
+
+
+def test_rules_can_be_switched_off_and_faces_can_come_from_another_table():
+    dets = concat([box("shop_sign", ON_TORSO), box("qr_code", [80, 80, 200, 220])], NAMES)
+    assert len(FaceContext().apply(dets)) == 2  # no face in this table
+    assert len(FaceContext().apply(dets, face())) == 0
+    assert kept_classes(FaceContext(torso=None).apply(dets, face())) == ["shop_sign"]
+    assert kept_classes(FaceContext(cover=None).apply(dets, face())) == ["qr_code"]
+
+
+def test_torso_scales_with_the_face():
+    rule = TorsoRule()
+    small, large = rule.torsos(np.array([[0, 0, 10, 10], [0, 0, 100, 100]], np.float32))
+    assert np.allclose(large[[0, 2]] - 50, 10 * (small[[0, 2]] - 5))
+    assert small[1] < 10 < small[3] and large[3] == pytest.approx(100 + 350)
+    assert FaceCoverRule().judged(np.array([[0, 0, 10, 10]], np.float32), np.zeros((0, 4), np.float32)).tolist() == [False]
+
+
+class Fixed:
+    """A detector returning fixed detections."""
+
+    def __init__(self, name, dets):
+        self.name, self.dets = name, dets
+
+    @property
+    def class_names(self):
+        return NAMES
+
+    def detect(self, frame):
+        return self.dets
+
+
+def test_still_image_fusion_drops_what_the_face_detector_contradicts():
+    frame = np.zeros((400, 600, 3), np.uint8)
+    fused = detect_all([Fixed("detector", box("house_number", ON_TORSO)), Fixed("faces", face())], frame)
+    assert kept_classes(fused) == ["face"]
+
+
+def test_export_planning_judges_the_fast_tier_by_the_quick_looks_faces():
+    hw, n = (400, 600), 12
+    hits = {f: box("shop_sign", ON_TORSO) for f in range(0, n, 2)}
+    faces = {f: face() for f in range(0, n, 2)}
+    options = ExportOptions(stride=2, full_look_every=2)
+    plan = plan_boxes(hits, {}, n, hw, 30.0, NAMES, options, ClipMotion.still(n), faces)
+    assert all(kept_classes(p) == ["face"] for p in plan)
+    without_faces = plan_boxes(hits, {}, n, hw, 30.0, NAMES, options, ClipMotion.still(n), {})
+    assert all("shop_sign" in kept_classes(p) for p in without_faces)
+    # OCR's shop signs (read every 6th frame here) are judged by the faces of their frame too.
+    read = {f: box("shop_sign", ON_TORSO, 0.9, Source.OCR) for f in range(0, n, 6)}
+    plan = plan_boxes({}, read, n, hw, 30.0, NAMES, options, ClipMotion.still(n), faces)
+    assert all(kept_classes(p) == ["face"] for p in plan)
+
+
+def test_live_fast_tier_drops_a_worn_print_and_keeps_the_face():
+    from app.core.live import LiveMasker, LiveOptions
+    from app.core.pipeline import Pipeline
+    from app.core.policy import Policy
+
+    det = Fixed("detector", concat([face(), box("shop_sign", ON_TORSO)], NAMES))
+    opts = LiveOptions(deadline_s=1.0, optical_flow=False, banner=False)
+    with LiveMasker(Pipeline([det], Policy(classes=None)), opts) as m:
+        m.process(np.full((400, 600, 3), 200, np.uint8))
+        assert m.wait_ready(10.0)
+        out = m.process(np.full((400, 600, 3), 200, np.uint8))
+    assert out.protected
+    assert out.frame[125, 120].max() == 0  # the face is hidden
+    assert out.frame[225, 100].min() == 200  # the shirt print is not
