@@ -284,7 +284,6 @@ class LiveMasker:
                     raw = self.regions.detect(seq, frame, gray)
                 else:
                     raw = concat([d.detect(frame) for d in self._fast], names)
-                raw = FaceContext().apply(raw)  # the fast detectors are not fused by ``detect_all``
             except Exception as exc:  # noqa: BLE001 - any detector failure must pause protection
                 log.warning("live detector failed: %s", exc)
                 with self._cond:
@@ -301,6 +300,7 @@ class LiveMasker:
                     self._ocr.fail(f"{type(exc).__name__}: {exc}")
                 if ocr is not None and len(ocr):
                     raw = concat([raw, ocr], names)
+            raw = FaceContext().apply(raw)  # the tiers are fused here, not by ``detect_all``
             with self._cond:
                 self._detect_s = detect_s
                 # Capture → result: what one tick costs, including any wait for the frame.
