@@ -23,7 +23,8 @@ A face that a face detector finds with confidence is evidence against two kinds 
 Only confident faces (``min_face_score``) count, so a false face on a façade cannot take a real
 house number with it. People who are not upright (lying, upside down) keep every box. Boxes
 from the VPD detector and OCR's boxes of these classes (the sign and plate readers' inferences
-from text in a photo) are judged; manual boxes never are. Boxes are xyxy float32 in frame pixels.
+from text in a photo) are judged; manual boxes and decoded codes never are. Boxes are xyxy
+float32 in frame pixels.
 """
 
 from __future__ import annotations
@@ -40,8 +41,11 @@ FACELESS_CLASSES = ("qr_code", "barcode", "license_plate", "house_number", "stre
                     "shipping_label", "signature", "payment_card")  # fmt: skip
 MIN_FACE_SCORE = 0.5
 # The VPD detector, what the tracker holds of it, and OCR's inferences from text in photos (a
-# sponsor's name read as a shop sign); manual boxes and decoded codes are never judged.
+# sponsor's name read as a shop sign); manual boxes are never judged.
 JUDGED_SOURCES = (Source.DETECTOR, Source.TRACKER, Source.OCR)
+# A box of score 1 is certain: the code decoder (``codes_zxing``) tags what it decoded so, in the
+# detector's source; a decoded symbol is a code, whatever face detector fires on its pattern.
+CERTAIN_SCORE = 1.0
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ class FaceContext:
         face_xyxy = np.concatenate([_confident_faces(d, self.min_face_score) for d in (detections, faces) if d is not None])
         if not len(face_xyxy):
             return out
-        judged_sources = np.isin(detections.sources, JUDGED_SOURCES)
+        judged_sources = np.isin(detections.sources, JUDGED_SOURCES) & (detections.scores < CERTAIN_SCORE)
         names = detections.class_names
         for rule in rules:
             ids = [names.index(c) for c in rule.classes if c in names]

@@ -60,6 +60,8 @@ def test_a_faceless_class_holding_most_of_a_face_is_dropped_but_an_id_card_is_no
     around = [80, 80, 200, 220]
     out = FaceContext().apply(concat([face(), box("qr_code", around), box("id_card", around)], NAMES))
     assert kept_classes(out) == ["face", "id_card"]
+    # A decoded code (the decoder's score 1) is a code, whatever fires on its pattern.
+    assert kept_classes(FaceContext().apply(concat([face(), box("qr_code", around, 1.0)], NAMES))) == ["face", "qr_code"]
     # A code held in front of the chin covers a third of the face box: kept.
     assert len(FaceContext().apply(concat([face(), box("qr_code", [90, 135, 150, 200])], NAMES))) == 2
 
