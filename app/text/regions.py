@@ -196,6 +196,31 @@ def _lines_under(box: np.ndarray, readings: list[LineReading]) -> tuple[list[Lin
     return under, covered
 
 
+# Letter rows of the common on-screen keyboard layouts (QWERTY, AZERTY, QWERTZ), left to right.
+KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm", "azertyuiop", "qsdfghjklm", "wxcvbn", "qwertzuiop", "yxcvbnm")
+MIN_KEYS = 4
+
+
+def keyboard_row(lines: list[LineReading]) -> bool:
+    """True when ``lines`` are the keys of an on-screen keyboard: every one a single letter read
+    on its own, and on each row (lines whose centres lie within half a line height) the letters,
+    left to right, are a run of a keyboard layout's row, at least ``MIN_KEYS`` long on one row. A
+    code typed into separate boxes (one digit a box) is digits, never such a run."""
+    if len(lines) < MIN_KEYS or any(len(r.line.text.strip()) != 1 or not r.line.text.strip().isalpha() for r in lines):
+        return False
+    keys = sorted(((*bounds(r.line),), r.line.text.strip().lower()) for r in lines)
+    rows: list[list[tuple]] = []
+    for (x0, y0, x1, y1), ch in keys:
+        cy, h = (y0 + y1) / 2, y1 - y0
+        row = next((row for row in rows if abs(row[0][0] - cy) <= 0.5 * max(h, row[0][1])), None)
+        if row is None:
+            rows.append([(cy, h)])
+            row = rows[-1]
+        row.append((x0, ch))
+    runs = ["".join(ch for _, ch in sorted(row[1:])) for row in rows]
+    return all(any(run in layout for layout in KEYBOARD_ROWS) for run in runs) and max(map(len, runs)) >= MIN_KEYS
+
+
 def read_detector_box(box: np.ndarray, class_name: str, score: float, readings: list[LineReading], span_box,
                       weak: float = 0.25, min_cover: float = 0.5, min_line_score: float = 0.6) -> list[Region] | None:  # fmt: skip
     """What the reading makes of a detector text-PII box (xyxy): ``None`` when the lines under it
@@ -204,10 +229,13 @@ def read_detector_box(box: np.ndarray, class_name: str, score: float, readings: 
     weakly private (P(private) ≥ ``weak``, or inside a span), over that line's words inside the
     detector box (the line's part inside it), with its class and score. Lines with no such token are cut out of
     the box (the message preview under a name); an empty list means the reading contradicts the
-    whole box (a headline): it goes. On a line with evidence the detector's extent stands, since
+    whole box (a headline, a row of an on-screen keyboard's keys, ``keyboard_row``): it goes. On
+    a line with evidence the detector's extent stands, since
     the classifier can be blind to part of it (a display name beside a handle)."""
     area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
     under, covered = _lines_under(box, readings)
+    if under and all(r.line.score >= min_line_score for r in under) and keyboard_row(under):
+        return []  # a row of keys: its letters cover little of the box, but they are what it holds
     if not under or covered < min_cover * area or any(r.line.score < min_line_score for r in under):
         return None
     out = []

@@ -205,3 +205,32 @@ def test_a_reading_judges_the_detector_boxes_of_a_frame_the_picture_has_scrolled
     held = replace(later, sources=np.full(len(later), int(Source.TRACKER)))
     assert len(judge_by_reading(held, reading.readings, reading.weak, -scroll)) == 2
     assert len(judge_by_reading(held, reading.readings, reading.weak, -scroll, (Source.TRACKER,))) == 1
+
+
+def _keys(letters, y, x0=20, pitch=106, h=40):
+    """One row of on-screen keyboard keys, each letter read as its own line."""
+    return [line(ch, x0 + pitch * i, y, h) for i, ch in enumerate(letters)]
+
+
+def test_a_detector_code_box_over_a_keyboard_row_goes_but_a_code_typed_into_boxes_stays(classifier):
+    keyboard = _keys("qwertyuiop", 900) + _keys("asdfghjkl", 1030, x0=70) + _keys("zxcvbnm", 1160, x0=170)
+    otp = [line(d, 200 + 120 * i, 400, 60) for i, d in enumerate("482917")]
+    reading = read_screen(keyboard + otp, FRAME, classifier)
+    boxes = [[10, 890, 1070, 950], [60, 1020, 1010, 1080], [180, 390, 900, 470]]
+    fused = refine(detections(boxes, ["verification_code"] * 3), reading)
+    kept = fused.take(fused.sources == Source.DETECTOR)
+    assert len(kept) >= 1 and all(b[1] >= 380 and b[3] <= 480 for b in kept.xyxy)  # only the typed code
+
+
+def test_keyboard_rows_need_single_letters_in_layout_order(classifier):
+    from app.text.regions import keyboard_row
+
+    def read(lines):
+        return read_screen(lines, FRAME, classifier).readings
+
+    assert keyboard_row(read(_keys("azertyuiop", 900)))  # AZERTY
+    assert keyboard_row(read(_keys("ghjk", 900)))
+    assert not keyboard_row(read(_keys("qwe", 900)))  # too few keys to tell
+    assert not keyboard_row(read(_keys("qwrt", 900)))  # not a run of a row
+    assert not keyboard_row(read(_keys("1234", 900)))  # digits: a code typed one digit a box
+    assert not keyboard_row(read([line("qwertyuiop", 20, 900, 40)]))  # typed text, one line
