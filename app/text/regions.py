@@ -197,7 +197,8 @@ def _lines_under(box: np.ndarray, readings: list[LineReading]) -> tuple[list[Lin
 
 
 # Letter rows of the common on-screen keyboard layouts (QWERTY, AZERTY, QWERTZ), left to right.
-KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm", "azertyuiop", "qsdfghjklm", "wxcvbn", "qwertzuiop", "yxcvbnm")
+KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm", "azertyuiop", "qsdfghjklm", "wxcvbn", "qwertzuiopü", "asdfghjklöä",
+                 "yxcvbnm")  # fmt: skip
 MIN_KEYS = 4
 
 
