@@ -205,8 +205,10 @@ MIN_KEYS = 4
 def keyboard_row(lines: list[LineReading]) -> bool:
     """True when ``lines`` are the keys of an on-screen keyboard: every one a single letter read
     on its own, and on each row (lines whose centres lie within half a line height) the letters,
-    left to right, are a run of a keyboard layout's row, at least ``MIN_KEYS`` long on one row. A
-    code typed into separate boxes (one digit a box) is digits, never such a run."""
+    left to right, follow a keyboard layout's row in order, keys the OCR missed skipped and one
+    stray key allowed (backspace read as "X"), with ``MIN_KEYS`` in order on one row at least. A
+    code typed into separate boxes (one digit a box) is digits; a word in letter tiles is not in
+    keyboard order."""
     if len(lines) < MIN_KEYS or any(len(r.line.text.strip()) != 1 or not r.line.text.strip().isalpha() for r in lines):
         return False
     keys = sorted(((*bounds(r.line),), r.line.text.strip().lower()) for r in lines)
@@ -219,7 +221,18 @@ def keyboard_row(lines: list[LineReading]) -> bool:
             row = rows[-1]
         row.append((x0, ch))
     runs = ["".join(ch for _, ch in sorted(row[1:])) for row in rows]
-    return all(any(run in layout for layout in KEYBOARD_ROWS) for run in runs) and max(map(len, runs)) >= MIN_KEYS
+    in_order = [max(_in_order(run, layout) for layout in KEYBOARD_ROWS) for run in runs]
+    return all(k >= len(run) - 1 for k, run in zip(in_order, runs)) and max(in_order) >= MIN_KEYS
+
+
+def _in_order(run: str, layout: str) -> int:
+    """Length of the longest part of ``run`` whose letters appear in ``layout`` in the same order."""
+    best = [0] * (len(layout) + 1)
+    for ch in run:
+        prev = 0
+        for j, key in enumerate(layout, 1):
+            prev, best[j] = best[j], (prev + 1 if ch == key else max(best[j], best[j - 1]))
+    return best[-1]
 
 
 def read_detector_box(box: np.ndarray, class_name: str, score: float, readings: list[LineReading], span_box,

@@ -231,6 +231,9 @@ def test_keyboard_rows_need_single_letters_in_layout_order(classifier):
     assert keyboard_row(read(_keys("azertyuiop", 900)))  # AZERTY
     assert keyboard_row(read(_keys("ghjk", 900)))
     assert not keyboard_row(read(_keys("qwe", 900)))  # too few keys to tell
-    assert not keyboard_row(read(_keys("qwrt", 900)))  # not a run of a row
+    assert keyboard_row(read(_keys("qwrtuop", 900)))  # keys the OCR missed (e, y, i)
+    assert keyboard_row(read(_keys("zxcbnmx", 900)))  # ... and backspace read as "X"
+    assert not keyboard_row(read(_keys("tqyrw", 900)))  # not in keyboard order
+    assert not keyboard_row(read(_keys("crane", 900)))  # a word in letter tiles
     assert not keyboard_row(read(_keys("1234", 900)))  # digits: a code typed one digit a box
     assert not keyboard_row(read([line("qwertyuiop", 20, 900, 40)]))  # typed text, one line
