@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core.detections import Detections, Source
-from app.core.geometry import box_area, intersection_matrix
+from app.core.geometry import inside_share
 
 WORN_CLASSES = ("house_number", "shop_sign", "street_sign")
 FACELESS_CLASSES = ("qr_code", "barcode", "license_plate", "house_number", "street_sign", "receipt",
@@ -70,7 +70,7 @@ class TorsoRule:
 
     def judged(self, boxes: np.ndarray, faces_xyxy: np.ndarray) -> np.ndarray:
         """(N,) bool: (N, 4) ``boxes`` that lie on the torso under one of (F, 4) faces."""
-        return (_inside_share(boxes, self.torsos(faces_xyxy)) >= self.inside).any(axis=1)
+        return (inside_share(boxes, self.torsos(faces_xyxy)) >= self.inside).any(axis=1)
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class FaceCoverRule:
 
     def judged(self, boxes: np.ndarray, faces_xyxy: np.ndarray) -> np.ndarray:
         """(N,) bool: (N, 4) ``boxes`` that hold most of one of (F, 4) faces."""
-        return (_inside_share(faces_xyxy, boxes) >= self.holds).any(axis=0)
+        return (inside_share(faces_xyxy, boxes) >= self.holds).any(axis=0)
 
 
 @dataclass(frozen=True)
@@ -125,9 +125,3 @@ def _confident_faces(detections: Detections, min_score: float) -> np.ndarray:
     keep = (detections.class_ids == detections.class_names.index("face")) & (detections.sources == Source.FACE)
     keep &= detections.scores >= min_score
     return detections.xyxy[keep]
-
-
-def _inside_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(N, M): share of each of (N, 4) boxes ``a``'s area lying inside each of (M, 4) boxes ``b``."""
-    a, b = np.asarray(a, np.float32).reshape(-1, 4), np.asarray(b, np.float32).reshape(-1, 4)
-    return intersection_matrix(a, b) / np.maximum(box_area(a), 1e-6)[:, None]

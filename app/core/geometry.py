@@ -102,6 +102,12 @@ def intersection_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return wh[..., 0] * wh[..., 1]
 
 
+def inside_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(N, M): share of each of (N, 4) boxes ``a``'s area that lies inside each of (M, 4) boxes ``b``."""
+    a, b = np.asarray(a, np.float32).reshape(-1, 4), np.asarray(b, np.float32).reshape(-1, 4)
+    return intersection_matrix(a, b) / np.maximum(box_area(a), 1e-6)[:, None]
+
+
 def connected_groups(linked: np.ndarray) -> list[list[int]]:
     """Connected groups of a symmetric (N, N) bool "linked" matrix (only its upper triangle is
     read): lists of indices, each ascending, groups ordered by their first index."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.geometry import box_area, connected_groups, intersection_matrix, nms
+from app.core.geometry import connected_groups, inside_share, intersection_matrix, nms
 
 SEAM_TOLERANCE_PX = 2.0
 
@@ -115,8 +115,7 @@ def merge_tiled(
     )
     keep = nms(xyxy, scores, class_ids, iou_threshold)
     xyxy, scores, class_ids, truncated = xyxy[keep], scores[keep], class_ids[keep], truncated[keep]
-    inter = intersection_matrix(xyxy, xyxy)
-    covered = inter / np.maximum(box_area(xyxy)[:, None], 1e-6)
+    covered = inside_share(xyxy, xyxy)
     np.fill_diagonal(covered, 0)
     same = class_ids[:, None] == class_ids[None, :]
     inside_other = ((covered > 0.8) & same & ~truncated[None, :]).any(axis=1)

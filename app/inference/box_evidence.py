@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from app.core.detections import Detections, Source
-from app.core.geometry import frame_share
+from app.core.geometry import frame_share, inside_share
 
 log = logging.getLogger(__name__)
 
@@ -181,9 +181,4 @@ class RenderedCardEvidence:
 
 def _holds_any(outer_xyxy: np.ndarray, boxes_xyxy: np.ndarray, share: float) -> bool:
     """True when at least ``share`` of some box's area lies inside ``outer_xyxy``."""
-    if not len(boxes_xyxy):
-        return False
-    ix = np.clip(np.minimum(boxes_xyxy[:, 2], outer_xyxy[2]) - np.maximum(boxes_xyxy[:, 0], outer_xyxy[0]), 0, None)
-    iy = np.clip(np.minimum(boxes_xyxy[:, 3], outer_xyxy[3]) - np.maximum(boxes_xyxy[:, 1], outer_xyxy[1]), 0, None)
-    area = np.maximum((boxes_xyxy[:, 2] - boxes_xyxy[:, 0]) * (boxes_xyxy[:, 3] - boxes_xyxy[:, 1]), 1e-6)
-    return bool((ix * iy / area >= share).any())
+    return bool(len(boxes_xyxy)) and bool((inside_share(boxes_xyxy, outer_xyxy) >= share).any())

@@ -266,7 +266,7 @@ def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
             return out
         ocr = None
         if i % ocr_every == 0:
-            ocr = _hidden(pipeline, slow, frame)
+            ocr = FaceContext().apply(_hidden(pipeline, slow, frame), raw)  # judged by this frame's faces too
             counts["ocr_frames"] += 1
         return concat([out, ocr_tracker.update(ocr, frame, motion=step)], names)
 
@@ -377,10 +377,10 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
     # Object boxes that the same frame's confident faces contradict (a shirt number boxed as a
     # house number, a sponsor's name read as a shop sign) would be held for seconds: they go
     # before gap filling.
-    seen = {f: concat([d for d in (hits.get(f), (quick_hits or {}).get(f)) if d is not None], class_names)
-            for f in set(hits) | set(ocr_hits)}  # fmt: skip
-    hits = {f: FaceContext().apply(d, seen[f]) for f, d in hits.items()}
-    ocr_hits = {f: FaceContext().apply(d, seen[f]) for f, d in ocr_hits.items()}
+    quick_hits = quick_hits or {}
+    ocr_hits = {f: FaceContext().apply(d, concat([x for x in (hits.get(f), quick_hits.get(f)) if x is not None],
+                                                 class_names)) for f, d in ocr_hits.items()}  # fmt: skip
+    hits = {f: FaceContext().apply(d, quick_hits.get(f)) for f, d in hits.items()}
     if readings:
         readings = {f: (whole_lines(lines, hw), weak) for f, (lines, weak) in readings.items()}
         hits = judged_hits(hits, readings, clip_motion, ocr_every // 2 + 1)

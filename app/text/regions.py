@@ -241,11 +241,11 @@ def read_detector_box(box: np.ndarray, class_name: str, score: float, readings: 
     cover less than ``min_cover`` of it or one of them was not read clearly (the box then stands
     as it is); otherwise one box per line under it that holds a token the reading finds at least
     weakly private (P(private) ≥ ``weak``, or inside a span), over that line's words inside the
-    detector box (the line's part inside it), with its class and score. Lines with no such token are cut out of
-    the box (the message preview under a name); an empty list means the reading contradicts the
-    whole box (a headline, a row of an on-screen keyboard's keys, ``keyboard_row``): it goes. On
-    a line with evidence the detector's extent stands, since
-    the classifier can be blind to part of it (a display name beside a handle)."""
+    detector box (the line's part inside it), with its class and score. Lines with no such token
+    are cut out of the box (the message preview under a name); an empty list means the reading
+    contradicts the whole box (a headline, a row of an on-screen keyboard's keys,
+    ``keyboard_row``): it goes. On a line with evidence the detector's extent stands, since the
+    classifier can be blind to part of it (a display name beside a handle)."""
     area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
     under, covered = _lines_under(box, readings)
     if under and all(r.line.score >= min_line_score for r in under) and keyboard_row(under):
