@@ -86,6 +86,8 @@ def test_validator(fn, text, ok):
         ("j.doe88", "Username", [("j.doe88", "username")]),  # a form field under its label
         ("root", "$ whoami", [("root", "username")]),
         ("john@example.com", "Username", [("john@example.com", "email")]),  # the e-mail wins
+        ("Boosted by @iftas@mastodon.iftas.org", "", [("@iftas@mastodon.iftas.org", "username")]),  # fediverse
+        ("@anna_k@social.example.de", "", [("@anna_k@social.example.de", "username")]),
         ("Sign in", "Username", []),
         ("Open settings and search", "", []),
         ("The quick brown fox jumps over the lazy dog", "", []),
