@@ -39,7 +39,6 @@ def _ctx(pattern: str) -> re.Pattern:
 
 EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 HANDLE = re.compile(r"(?<![\w@])@[A-Za-z0-9_][A-Za-z0-9_.]{1,30}(?:@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)?")
-FEDIVERSE = re.compile(r"@[A-Za-z0-9_][A-Za-z0-9_.]*@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 PHONE_LIKE = re.compile(r"(?<![\w.])\+?\(?\d[\d ()\-./]{5,}\d(?![\w.])")
 # The international form: "+", then a country code and number of 8-15 digits in all, perhaps grouped
 E164 = re.compile(r"(?<![\w+])\+\d(?:[ \-]?\d){7,14}(?!\w|[.,]\d)")
@@ -119,11 +118,12 @@ def emails(text: str, ctx: str) -> list[PiiSpan]:
 
 def handles(text: str, ctx: str) -> list[PiiSpan]:
     """@handles; ``user@host`` in shell prompts and ssh commands; the value after "Username:";
-    a lone token under or beside a "Username"/"Login" label (e-mails win where they overlap)."""
+    a lone token under or beside a "Username"/"Login" label (e-mails win where they overlap, except
+    inside a fediverse account, "@user@host.tld", which is one username)."""
     spans = [s for s in _spans(HANDLE, text, "username", 0.8, "handle") if s.end - s.start >= 3]
     # "@user@host.tld" (Mastodon and other fediverse accounts) is a whole account name, not an
     # e-mail after a stray "@": as sure as an e-mail, so the leading "@user" is hidden with it.
-    spans = [PiiSpan(s.start, s.end, s.class_name, 0.99, s.recogniser) if FEDIVERSE.fullmatch(text[s.start : s.end]) else s
+    spans = [PiiSpan(s.start, s.end, s.class_name, 0.99, s.recogniser) if EMAIL.fullmatch(text[s.start + 1 : s.end]) else s
              for s in spans]  # fmt: skip
     spans += [PiiSpan(m.start(1), m.end(1), "username", 0.75, "shell_user") for m in SHELL_USER.finditer(text)]
     m = USER_CONTEXT.search(text)
