@@ -175,3 +175,32 @@ def test_fake_card_numbers_pass_the_luhn_check():
     rng = np.random.default_rng(1)
     numbers = [card_number(rng) for _ in range(100)]
     assert all(luhn_valid(n) and len(n.replace(" ", "")) == 16 for n in numbers)
+
+
+def test_real_train_photos_are_repeated_and_real_test_is_not(tmp_path, monkeypatch):
+    import cv2
+
+    from training.synth import dataset, real
+
+    photo = tmp_path / "src"
+    photo.mkdir()
+    items = []
+    for name, split in (("plate1", "train"), ("plate2", "real_test")):
+        path = photo / f"{name}.jpg"
+        cv2.imwrite(str(path), np.full((40, 80, 3), 128, np.uint8))
+        items.append(real.RealItem(path, "plates_src", (("license_plate", (10.0, 10.0, 50.0, 30.0)),), split,
+                                   frozenset({"license_plate"})))
+    monkeypatch.setattr(real, "load_items", lambda: tuple(items))
+    out = tmp_path / "ds"
+    for kind in ("images", "labels"):
+        for split in ("train", "real_test"):
+            (out / kind / split).mkdir(parents=True)
+    stats = dataset.Stats()
+    assert dataset.add_real(out, stats, None, repeat=3) == 2
+    train = sorted(p.stem for p in (out / "images" / "train").iterdir())
+    assert train == ["real_plate1", "real_plate1_x1", "real_plate1_x2"]
+    assert [p.stem for p in (out / "images" / "real_test").iterdir()] == ["real_plate2"]
+    labels = {(out / "labels" / "train" / f"{s}.txt").read_text() for s in train}
+    assert len(labels) == 1 and labels.pop().startswith(f"{dataset.class_id('license_plate')} ")
+    assert stats.real_images == {"train": 3, "real_test": 1} and stats.real_boxes["license_plate"] == 3
+    assert {"real_plate1_x1", "real_plate1_x2"} <= set(stats.unknown)  # copies keep their partial labels

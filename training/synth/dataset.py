@@ -41,6 +41,7 @@ class SynthConfig:
     classes: frozenset[str] | None = None
     with_real: bool = True
     generators: frozenset[str] | None = None  # render only these generators (default: all)
+    real_repeat: int = 1  # copies of each real train photo per epoch (real_test is never repeated)
 
 
 @dataclass
@@ -159,25 +160,37 @@ def _init_worker():
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-def add_real(out: Path, stats: Stats, classes: frozenset[str] | None) -> int:
-    """Copy the real pack: train split into ``train``, the held-out 20 % into ``real_test``."""
+def add_real(out: Path, stats: Stats, classes: frozenset[str] | None, repeat: int = 1) -> int:
+    """Copy the real pack: train split into ``train`` ``repeat`` times (hard links where the disk
+    allows), the held-out 20 % into ``real_test`` once. Returns the number of distinct photos."""
     n = 0
     for item in real.load_items():
         img = cv2.imread(str(item.path))
         if img is None:
             continue
         labels = [(c, b) for c, b in item.boxes if classes is None or c in classes]
-        stem = f"real_{item.path.stem}"
-        shutil.copyfile(item.path, out / "images" / item.split / f"{stem}{item.path.suffix}")
-        (out / "labels" / item.split / f"{stem}.txt").write_text(yolo_lines(labels, img.shape[1], img.shape[0]))
-        stats.real_images[item.split] += 1
+        label_text = yolo_lines(labels, img.shape[1], img.shape[0])
         unknown = item.unknown_classes(CLASS_NAMES)
-        if unknown:
-            stats.unknown[stem] = sorted(unknown)
-        if item.split == "train":
-            stats.real_boxes.update(c for c, _ in labels)
+        copies = repeat if item.split == "train" else 1
+        for k in range(copies):
+            stem = f"real_{item.path.stem}" + (f"_x{k}" if k else "")
+            _link_or_copy(item.path, out / "images" / item.split / f"{stem}{item.path.suffix}")
+            (out / "labels" / item.split / f"{stem}.txt").write_text(label_text)
+            stats.real_images[item.split] += 1
+            if unknown:
+                stats.unknown[stem] = sorted(unknown)
+            if item.split == "train":
+                stats.real_boxes.update(c for c, _ in labels)
         n += 1
     return n
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    dst.unlink(missing_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system, or one without hard links
+        shutil.copyfile(src, dst)
 
 
 PARTIAL_LABELS = "partial_labels.json"
@@ -225,7 +238,7 @@ def build(cfg: SynthConfig) -> tuple[Stats, float]:
             _collect(_work(job), stats, done, cfg.images)
     rate = cfg.images / max(1e-6, time.perf_counter() - t0)
     if cfg.with_real:
-        add_real(out, stats, cfg.classes)
+        add_real(out, stats, cfg.classes, cfg.real_repeat)
     write_yaml(out)
     write_partial_labels(out, stats.unknown)
     return stats, rate
