@@ -28,11 +28,11 @@ from training.offline import repo_root
 log = logging.getLogger("training.candidate")
 
 
-def _run(what: str, main, argv: list[str]) -> None:
-    """Run a sub-command's ``main``; a non-zero exit stops the candidate with ``what`` named."""
+def _run(what: str, main, argv: list[str], ok: tuple[int, ...] = (0,)) -> None:
+    """Run a sub-command's ``main``; an exit status outside ``ok`` stops the candidate with ``what`` named."""
     log.info("%s: %s", what, " ".join(argv))
     code = int(main(argv) or 0)
-    if code:
+    if code not in ok:
         raise SystemExit(f"candidate: {what} failed (exit {code})")
 
 
@@ -86,8 +86,9 @@ def main(argv: list[str] | None = None) -> int:
                                        "--json", str(out / "calibration.json")])  # fmt: skip
     _run("real_test", app_main, ["eval", str(args.data), "--split", "real_test", "--no-faces", "--no-ocr", "--no-codes",
                                  "--model", str(model), "--json", str(out / "realtest.json")])  # fmt: skip
+    # Exit 1 here only says that boxes over a quarter of the frame were listed (in the JSON too).
     _run("real-dev", app_main, ["eval", str(args.real_dev), "--max-box-share", "0.25", "--per-image", "--model",
-                                str(model), "--json", str(out / "realdev.json")])  # fmt: skip
+                                str(model), "--json", str(out / "realdev.json")], ok=(0, 1))  # fmt: skip
     row = card_row(json.loads((out / "realtest.json").read_text()), json.loads((out / "realdev.json").read_text()))
     print(row)
     return 0

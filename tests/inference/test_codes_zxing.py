@@ -54,6 +54,43 @@ def test_qr_and_barcode_are_found_and_named():
     assert np.all(det.scores == 1.0)
 
 
+def _damage(symbol: np.ndarray, module: int, keep: int, share: float, seed: int) -> np.ndarray:
+    """Invert ``share`` of the modules, leaving ``keep`` modules at every side untouched (a QR
+    code's finder patterns, a Data Matrix's L and clock edges): found, but fails its checksum."""
+    out = symbol.copy()
+    n = out.shape[0] // module
+    rng = np.random.default_rng(seed)
+    for r in range(n):
+        for c in range(n):
+            corner = (r < keep or r >= n - keep) and (c < keep or c >= n - keep)
+            edge = symbol.ndim == 2 and (r < keep or c < keep or r >= n - keep or c >= n - keep)
+            if not (corner or edge) and rng.random() < share:
+                cell = out[r * module : (r + 1) * module, c * module : (c + 1) * module]
+                cell[...] = 255 - cell
+    return out
+
+
+def test_a_damaged_qr_code_is_still_boxed():
+    canvas = np.full((500, 500, 3), 255, np.uint8)
+    qr = _damage(_qr("https://example.com/u/jane.doe", scale=5), 5, 9, 0.2, seed=0)
+    truth = _paste(canvas, qr, 120, 150)
+    assert not zxingcpp.read_barcodes(canvas, try_invert=False)  # it no longer decodes
+    det = CodeDetector().detect(canvas)
+    names = [det.class_names[i] for i in det.class_ids]
+    assert names.count("qr_code") >= 1
+    assert any(_covers(box, truth) for box in det.xyxy)
+
+
+def test_a_damaged_data_matrix_is_not_boxed():
+    symbol = np.asarray(zxingcpp.write_barcode_to_image(
+        zxingcpp.create_barcode("jane.doe@example.com", zxingcpp.BarcodeFormat.DataMatrix), scale=6))
+    canvas = np.full((300, 300, 3), 255, np.uint8)
+    _paste(canvas, cv2.cvtColor(_damage(symbol, 6, 2, 0.15, seed=1), cv2.COLOR_GRAY2BGR), 50, 50)
+    found = zxingcpp.read_barcodes(canvas, try_invert=False, return_errors=True)
+    assert [c.format.name for c in found if c.error] == ["DataMatrix"]  # found only with an error
+    assert len(CodeDetector().detect(canvas)) == 0
+
+
 def test_text_without_codes_gives_no_box():
     canvas = np.full((400, 700, 3), 250, np.uint8)
     for k, line in enumerate(["Jane Doe", "jane@example.com", "+44 20 7946 0958", "|||| ||| | |||"]):
