@@ -117,7 +117,30 @@ def span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35) -> np.
                     boxes[:, 2].max() + margin * width, boxes[:, 3].max()], np.float32)  # fmt: skip
     out[0] = max(out[0], line_box[0])
     out[2] = min(out[2], line_box[2])
+    # The margin stops at the OCR's box of a neighbouring word: it covers ink the span's own box
+    # left out, never the label before it ("mail:" before an address).
+    before, after = _neighbour_word_edges(line, start, end)
+    if before is not None and before <= boxes[:, 0].min():
+        out[0] = max(out[0], before)
+    if after is not None and after >= boxes[:, 2].max():
+        out[2] = min(out[2], after)
     return out
+
+
+def _neighbour_word_edges(line: TextLine, start: int, end: int) -> tuple[float | None, float | None]:
+    """Right edge of the last OCR word ending at or before ``start`` and left edge of the first
+    starting at or after ``end``; None where there is none (or no word boxes that spell the line)."""
+    offsets = _word_offsets(line.text, [w for w, _ in line.words]) if line.words else None
+    if offsets is None:
+        return None, None
+    before = after = None
+    for (word, quad), first in zip(line.words, offsets):
+        xyxy = quad_to_xyxy(quad)
+        if first + len(word) <= start:
+            before = float(xyxy[2])
+        elif first >= end and after is None:
+            after = float(xyxy[0])
+    return before, after
 
 
 def fit_rows_to_ink(image: np.ndarray, box: np.ndarray, min_contrast: int = 48, margin: float = 0.2) -> np.ndarray:

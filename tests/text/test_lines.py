@@ -25,6 +25,17 @@ def test_span_box_uses_word_boxes_and_stays_on_the_span():
     assert box[1] == 10 and box[3] == 30
 
 
+def test_span_margin_stops_at_the_neighbouring_words():
+    text = "mail: jane.doe@example.org now"
+    words = (("mail:", quad(13, 18, 65, 46)), ("jane.doe@example.org", quad(65, 18, 323, 46)), ("now", quad(325, 18, 360, 46)))
+    line = TextLine(text, quad(3, 18, 360, 46), 0.99, words)
+    start = text.index("jane")
+    box = span_xyxy(line, start, start + len("jane.doe@example.org"))
+    assert box[0] == pytest.approx(65) and box[2] == pytest.approx(325)  # not into "mail:" or "now"
+    first = span_xyxy(line, 0, len("mail:"))
+    assert first[0] < 13 and first[2] == pytest.approx(65)  # the line's edge side keeps its margin
+
+
 def test_span_box_without_word_boxes_apportions_line():
     text = "aaaa bbbb"
     line = TextLine(text, quad(0, 0, 90, 10))
