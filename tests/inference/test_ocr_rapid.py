@@ -64,3 +64,27 @@ def test_real_ocr_reads_an_email_and_its_box():
     assert box[0] > 60  # "mail:" stays visible
     rotated = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)
     det.detect(rotated)  # must not crash
+
+
+class _ShapeEcho:
+    """An OCR engine whose one line spans the image it is given, with one word over its left half."""
+
+    def __init__(self):
+        self.seen = []
+
+    def __call__(self, img, return_word_box=True):
+        h, w = img.shape[:2]
+        self.seen.append((h, w))
+        return SimpleNamespace(boxes=np.array([quad(0, 0, w, h)], np.float32), txts=("jane@example.com",), scores=(0.99,),
+                               word_results=((("jane@example.com", 0.99, quad(0, 0, w / 2, h)),),))
+
+
+@pytest.mark.parametrize("hw, factor", [((300, 400), 1024 / 400), ((100, 200), 3.0), ((720, 1280), 1.0), ((1024, 600), 1.0)])
+def test_small_frames_are_read_upscaled_and_boxes_come_back_in_frame_pixels(hw, factor):
+    echo = _ShapeEcho()
+    det = OcrPiiDetector(ocr_rapid.SmallFrameUpscaler(echo, 1024), "CPU")
+    (line,) = det.read_lines(np.zeros((*hw, 3), np.uint8))
+    assert echo.seen == [(round(hw[0] * factor), round(hw[1] * factor))]
+    assert np.allclose(line.quad, quad(0, 0, hw[1], hw[0]), atol=0.5 * factor)
+    (word, word_quad), = line.words
+    assert np.allclose(word_quad, quad(0, 0, hw[1] / 2, hw[0]), atol=0.5 * factor)
