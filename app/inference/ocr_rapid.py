@@ -295,8 +295,8 @@ class SmallFrameUpscaler:
     to it (by at most ``max_factor``), with every box mapped back to the frame's pixels. The text
     detector misses letters under about 10 px: on the real pack's small photos of cars (256–511 px
     long), reading them at 1,024 px found a text line on 57 more of their 368 train plates (text
-    plates found 39.1 → 53.5 %). Larger frames
-    (screenshots, 720p video) are read as they are. Other attributes are the engine's."""
+    plates found 39.1 → 53.5 %). Larger frames (screenshots, 720p video) are read as they are.
+    Other attributes are the engine's."""
 
     def __init__(self, engine, min_long_side: int, max_factor: float = 3.0) -> None:
         self.engine = engine
