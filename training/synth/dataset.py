@@ -161,8 +161,9 @@ def _init_worker():
 
 
 def add_real(out: Path, stats: Stats, classes: frozenset[str] | None, repeat: int = 1) -> int:
-    """Copy the real pack: train split into ``train`` ``repeat`` times (hard links where the disk
-    allows), the held-out 20 % into ``real_test`` once. Returns the number of distinct photos."""
+    """Copy the real pack: train split into ``train`` ``repeat`` times, the held-out 20 % into
+    ``real_test`` once. Returns the number of distinct photos. Copies, not links: a tool that
+    rewrites a broken JPEG in place must not touch the shared pack."""
     n = 0
     for item in real.load_items():
         img = cv2.imread(str(item.path))
@@ -174,7 +175,7 @@ def add_real(out: Path, stats: Stats, classes: frozenset[str] | None, repeat: in
         copies = repeat if item.split == "train" else 1
         for k in range(copies):
             stem = f"real_{item.path.stem}" + (f"_x{k}" if k else "")
-            _link_or_copy(item.path, out / "images" / item.split / f"{stem}{item.path.suffix}")
+            shutil.copyfile(item.path, out / "images" / item.split / f"{stem}{item.path.suffix}")
             (out / "labels" / item.split / f"{stem}.txt").write_text(label_text)
             stats.real_images[item.split] += 1
             if unknown:
@@ -183,14 +184,6 @@ def add_real(out: Path, stats: Stats, classes: frozenset[str] | None, repeat: in
                 stats.real_boxes.update(c for c, _ in labels)
         n += 1
     return n
-
-
-def _link_or_copy(src: Path, dst: Path) -> None:
-    dst.unlink(missing_ok=True)
-    try:
-        os.link(src, dst)
-    except OSError:  # another file system, or one without hard links
-        shutil.copyfile(src, dst)
 
 
 PARTIAL_LABELS = "partial_labels.json"
