@@ -69,8 +69,9 @@ def clip_xyxy(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
     return out
 
 
-def pad_xyxy(xyxy: np.ndarray, fraction: float, min_px: float, hw: tuple[int, int]) -> np.ndarray:
-    """Grow each box by ``fraction`` of its smaller side (at least ``min_px``) on every side."""
+def pad_xyxy(xyxy: np.ndarray, fraction, min_px: float, hw: tuple[int, int]) -> np.ndarray:
+    """Grow each box by ``fraction`` (a float, or one per box) of its smaller side (at least
+    ``min_px``) on every side."""
     out = np.asarray(xyxy, np.float32).copy()
     if not len(out):
         return out

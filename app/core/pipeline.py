@@ -14,7 +14,7 @@ from app.core.detections import Detections, concat
 from app.core.face_context import FaceContext
 from app.core.geometry import pad_xyxy
 from app.core.policy import Policy
-from app.core.redact import RedactionSettings, redact
+from app.core.redact import RedactionSettings, padding_fractions, redact
 
 
 @runtime_checkable
@@ -130,9 +130,9 @@ class Pipeline:
         return redact(frame, self.padded(hidden, frame.shape[:2]).xyxy, self.redaction)
 
     def padded(self, hidden: Detections, hw: tuple[int, int]) -> Detections:
-        """Detections grown by the configured padding, clipped to the frame."""
+        """Detections grown by the configured padding (``padding_fractions``), clipped to the frame."""
         s = self.redaction
-        return hidden.with_boxes(pad_xyxy(hidden.xyxy, s.padding, s.min_padding_px, hw))
+        return hidden.with_boxes(pad_xyxy(hidden.xyxy, padding_fractions(s, hidden.labels), s.min_padding_px, hw))
 
     def process(self, frame: np.ndarray, raw: Detections | None = None) -> FrameResult:
         """Run the whole chain on one frame; pass ``raw`` to reuse detections already computed."""

@@ -25,13 +25,26 @@ class Style(str, Enum):
 
 @dataclass(frozen=True)
 class RedactionSettings:
-    """Style, fill colour (BGR) and padding applied around every box."""
+    """Style, fill colour (BGR) and padding applied around every box (``padding_fractions``)."""
 
     style: Style = Style.SOLID
     colour_bgr: tuple[int, int, int] = (0, 0, 0)
     padding: float = 0.15  # fraction of the box's short side added on each side
     min_padding_px: float = 2.0
+    # QR codes and barcodes have crisp edges and tight boxes (decoded corner points, or a detector
+    # box on a sharp square), and one 90 % hidden is already unreadable: they get this share of
+    # ``padding`` (a 450 px QR code: 13 px a side instead of 68 px).
+    code_padding_share: float = 0.2
     noise_sigma: float = 12.0
+
+
+CODE_CLASSES = ("qr_code", "barcode")
+
+
+def padding_fractions(settings: RedactionSettings, labels: list[str]) -> np.ndarray:
+    """(N,) padding fraction of each box's short side, for boxes of classes ``labels``."""
+    code = np.array([label in CODE_CLASSES for label in labels], bool)
+    return np.where(code, settings.padding * settings.code_padding_share, settings.padding).astype(np.float32)
 
 
 def pixelate_block_size(box_h: float, box_w: float) -> int:

@@ -95,3 +95,17 @@ def test_pipeline_detects_selects_pads_and_redacts():
     # Re-rendering with another policy reuses the raw detections.
     again = pipe.with_settings(policy=Policy(classes=None)).process(frame, raw=result.raw)
     assert (again.frame[30:40, 30:40] == 0).all() and det.calls == 1
+
+
+def test_codes_get_a_thin_margin_and_other_boxes_the_full_padding():
+    from app.core.redact import RedactionSettings
+
+    names = ("qr_code", "barcode", "email", "face")
+    boxes = Detections(np.array([[100, 100, 300, 300]] * 4, np.float32), np.ones(4), np.arange(4), names)
+    pipe = Pipeline([], Policy(classes=None))
+    grown = pipe.padded(boxes, (1000, 1000)).xyxy[:, 0] - 100  # margin added on the left, px
+    assert grown[0] == grown[1] == pytest.approx(-0.15 * 0.2 * 200)  # codes: a fifth of the 15 % (6 px, not 30)
+    assert grown[2] == grown[3] == pytest.approx(-0.15 * 200)
+    # a user's larger padding grows codes too, in proportion
+    wide = pipe.with_settings(redaction=RedactionSettings(padding=0.5)).padded(boxes, (1000, 1000)).xyxy[:, 0] - 100
+    assert wide[0] == pytest.approx(-0.5 * 0.2 * 200) and wide[2] == pytest.approx(-0.5 * 200)

@@ -2,12 +2,13 @@
 signature; confident print, headlines of common words, digits, letterheads and pages with too
 few lines are not; the OCR wiring and its switch."""
 
+import cv2
 import numpy as np
 import pytest
 
 from app.core.detections import Source
 from app.inference.ocr_rapid import OcrPiiDetector, OcrSettings
-from app.inference.signatures_text import SignatureRules, reads_like_print, signature_candidates
+from app.inference.signatures_text import SignatureRules, ink_grown, reads_like_print, signature_candidates
 from app.text.lines import TextLine
 from vpd_testkit import FakeOcrEngine, photographed, quad
 
@@ -37,6 +38,46 @@ def test_a_tall_badly_read_line_below_the_letter_is_a_signature():
     x0, y0, x1, y1 = found.xyxy[0]
     assert x0 < 100 and y0 < 700 and x1 > 300 and y1 > 745  # grown to the flourishes around the line
     assert x1 - x0 < 300 and y1 - y0 < 120  # but not into the page
+
+
+def signed_page() -> np.ndarray:
+    """A white page with a signature: a core stroke at y 700-745 (the OCR line), a loop that rises
+    to y 660 and a flourish that trails down to y 790 and right to x 355."""
+    img = np.full((H, W, 3), 240, np.uint8)
+    core = np.array([[110, 730], [150, 705], [190, 740], [230, 706], [290, 735]], np.int32)
+    loop = np.array([[150, 705], [160, 662], [175, 700]], np.int32)
+    flourish = np.array([[290, 735], [320, 775], [353, 788]], np.int32)
+    cv2.polylines(img, [core, loop, flourish], False, (90, 40, 20), 3)
+    return img
+
+
+def test_the_signature_box_follows_the_ink_beyond_the_line():
+    img = signed_page()
+    sig = line("Jmkbt", 100, 700, 300, 745, score=0.62)
+    x0, y0, x1, y1 = signature_candidates(body_lines() + [sig], img).xyxy[0]
+    assert y0 <= 660 and y1 >= 790 and x1 >= 355  # the loop and the flourish are inside
+    # without the ink the fixed growth (0.3 / 0.6 line heights) would stop short of the flourish
+    assert 300 + 0.3 * 45 < 353 and 745 + 0.6 * 45 < 788 and 700 - 0.6 * 45 > 662
+
+
+def test_ink_growth_ignores_print_and_strokes_running_on():
+    img = signed_page()
+    cv2.putText(img, "Jane Marsh, Director", (120, 800), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (20, 20, 20), 2)
+    cv2.line(img, (100, 748), (100 + 600, 748), (20, 20, 20), 2)  # the rule it is signed on, 600 px long
+    printed = [np.array([115, 782, 330, 806], np.float32)]
+    box = np.array([100, 700, 300, 745], np.float32)
+    x0, y0, x1, y1 = ink_grown(img, box, 45.0, printed)
+    assert x1 < 400  # the ruled line (600 px) is not followed, though the signature touches it
+    assert y0 <= 660  # and the signature's own ink still is
+    # the typed name under the signature is not ink to follow (print box blanked)
+    plain = ink_grown(signed_page(), box, 45.0, printed)
+    assert y1 <= plain[3] + 1
+
+
+def test_ink_growth_leaves_a_line_on_a_dark_photo_alone():
+    dark = np.random.default_rng(0).integers(0, 120, (H, W, 3), dtype=np.uint8)
+    box = np.array([100, 700, 300, 745], np.float32)
+    assert np.array_equal(ink_grown(dark, box, 45.0, []), box)
 
 
 def test_a_line_the_recogniser_could_not_read_at_all_is_a_signature():
