@@ -1,15 +1,16 @@
 """Does the frame show what a weak detector box claims? Checks on the pixels under the box.
 
 A box the detector is sure of (``strong_score``, the calibrated "more likely right than wrong")
-is never checked: a blurred plate or code must stay hidden. A weak one is dropped only where the
-frame gives cheap, direct evidence against it:
+is checked only where nothing can have blurred it (a code drawn on a screen): a blurred plate or
+code in a photo must stay hidden. A weak one is dropped only where the frame gives cheap, direct
+evidence against it:
 
 * Codes on screens (``CodeEvidence``): a code drawn on a rendered screen (flat colour inside
   the box, ``drawn``) is pixel-exact, so one large enough for its modules to be a
   couple of pixels wide (a QR code), or its bars (a barcode), decodes (zxing-cpp, the decoder
   ``codes_zxing`` uses); a weak ``qr_code`` / ``barcode`` box of that size on a screen whose crop
-  decodes to nothing is an icon or a row of text. A photo shown on the screen (an avatar) is no
-  drawing, and is not checked. Smaller boxes are kept: a code too
+  decodes to nothing is an icon or a row of text. That holds for a sure box too (drawn pixels
+  cannot be blurred). On a screen the crop is also read inverted (a light code on a dark theme). A photo shown on the screen (an avatar) is no drawing, and is not checked. Smaller boxes are kept: a code too
   small to decode may still be one. In camera pictures blur, perspective and wear keep real
   codes from decoding (on the real pack's held-back photos, 4 of 83 real QR codes that the
   detector boxed weakly did not decode in their crop), so only a weak box big enough for
@@ -52,16 +53,16 @@ PX_PER_MODULE = 2.0
 PHOTO_PX_PER_MODULE = 5.0
 
 
-def _decodes(zxing, crop: np.ndarray) -> bool:
+def _decodes(zxing, crop: np.ndarray, inverted: bool = False) -> bool:
     """True when zxing finds a symbol in ``crop`` as it is or at half size (a large photographed
-    symbol's blur and noise shrink with it)."""
+    symbol's blur and noise shrink with it); with ``inverted`` also light-on-dark symbols."""
     crop = np.ascontiguousarray(crop)
-    if zxing.read_barcodes(crop, try_invert=False):
+    if zxing.read_barcodes(crop, try_invert=inverted):
         return True
     if min(crop.shape[:2]) < 2 * QR_MODULES * PX_PER_MODULE:
         return False
     half = cv2.resize(crop, (crop.shape[1] // 2, crop.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    return bool(zxing.read_barcodes(half, try_invert=False))
+    return bool(zxing.read_barcodes(half, try_invert=inverted))
 
 
 def drawn(frame: np.ndarray, xyxy: np.ndarray, flat_share: float) -> bool:
@@ -116,8 +117,9 @@ class CodeEvidence:
         return qr | bar
 
     def unreadable(self, detections: Detections, frame: np.ndarray) -> np.ndarray:
-        """(N,) bool: detector code boxes whose crop of ``frame`` decodes to no symbol, among the weak
-        ones of a decodable size on a rendered screen and those over ``large_share`` of the frame."""
+        """(N,) bool: detector code boxes whose crop of ``frame`` decodes to no symbol, among those
+        of a decodable size drawn on a rendered screen (any score), the weak ones big enough to
+        decode in a photo, and those over ``large_share`` of the frame."""
         out = np.zeros(len(detections), bool)
         zxing = _zxing()
         if zxing is None or not len(detections):
@@ -127,15 +129,15 @@ class CodeEvidence:
         weak = detections.scores < self.strong_score
         big_in_photo = self.decodable_size(detections, self.photo_px_per_module) if self.photo_px_per_module else \
             np.zeros(len(detections), bool)  # fmt: skip
-        candidates = self.decodable_size(detections) & (weak | large)
-        candidates &= detections.sources == Source.DETECTOR
+        candidates = self.decodable_size(detections) & (detections.sources == Source.DETECTOR)
         for i in np.flatnonzero(candidates):
-            if not large[i] and not big_in_photo[i] and not drawn(frame, detections.xyxy[i], self.flat_share):
+            on_screen = drawn(frame, detections.xyxy[i], self.flat_share)
+            if not (large[i] or on_screen or (weak[i] and big_in_photo[i])):
                 continue
             x0, y0, x1, y1 = detections.xyxy[i]
             mx, my = self.margin * (x1 - x0), self.margin * (y1 - y0)
             crop = frame[int(max(0, y0 - my)) : int(min(h, y1 + my)), int(max(0, x0 - mx)) : int(min(w, x1 + mx))]
-            out[i] = not _decodes(zxing, crop)
+            out[i] = not _decodes(zxing, crop, inverted=on_screen)  # a light code on a dark theme
         return out
 
     def apply(self, detections: Detections, frame: np.ndarray) -> Detections:

@@ -37,7 +37,7 @@ def test_weak_code_boxes_on_a_screen_large_enough_to_decode_must_decode():
     screen, photo, qr_xyxy = qr_frames()
     found = dets([qr_xyxy,  # weak, on a real code: decodes
                   [300, 100, 400, 200],  # weak 100 px "QR" on the icon: should decode and does not
-                  [300, 100, 400, 200],  # the same, confident
+                  [300, 100, 400, 200],  # the same, confident: drawn pixels cannot be blurred, so checked too
                   [320, 120, 370, 170],  # weak 50 px "QR": too small to be sure a code would decode
                   [300, 300, 500, 360],  # weak 200 px "barcode" on white
                   [300, 300, 480, 360],  # weak 180 px "barcode": short of 95 modules at 2 px
@@ -46,8 +46,8 @@ def test_weak_code_boxes_on_a_screen_large_enough_to_decode_must_decode():
                  [Source.DETECTOR] * 6 + [Source.OCR])  # fmt: skip
     check = CodeEvidence()
     assert check.decodable_size(found).tolist() == [True, True, True, False, True, False, True]
-    assert check.unreadable(found, screen).tolist() == [False, True, False, False, True, False, False]
-    assert len(check.apply(found, screen)) == 5
+    assert check.unreadable(found, screen).tolist() == [False, True, True, False, True, False, False]
+    assert len(check.apply(found, screen)) == 4
     avatar = dets([[100, 250, 200, 350]], [0.3], [0])  # a photo shown on the screen is no drawing: not checked
     assert check.unreadable(avatar, screen).tolist() == [False]
     # in a camera picture blur and perspective keep real codes from decoding: nothing is dropped
@@ -56,6 +56,15 @@ def test_weak_code_boxes_on_a_screen_large_enough_to_decode_must_decode():
     large = dets([[250, 80, 550, 350], [250, 80, 550, 350], [0, 0, 400, 300]], [0.3, 0.9, 0.3], [0, 0, 0])
     assert check.unreadable(large, photo).tolist() == [True, True, False]
     assert len(check.apply(dets([], [], []), screen)) == 0
+
+
+def test_a_light_code_on_a_dark_screen_is_kept():
+    qr = 255 - qr_image(scale=4)  # a dark theme's light-on-dark code
+    screen = np.full((400, 600, 3), 30, np.uint8)
+    screen[40 : 40 + qr.shape[0], 40 : 40 + qr.shape[1]] = qr
+    box = [56.0, 56.0, 24.0 + qr.shape[1], 24.0 + qr.shape[0]]
+    found = dets([box, box, [300, 100, 400, 200]], [0.9, 0.3, 0.9], [0, 0, 0])
+    assert CodeEvidence().unreadable(found, screen).tolist() == [False, False, True]  # the last: flat dark colour
 
 
 def test_weak_qr_boxes_in_a_photo_large_enough_to_decode_must_decode():
