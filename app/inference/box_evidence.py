@@ -10,8 +10,9 @@ evidence against it:
   couple of pixels wide (a QR code), or its bars (a barcode), decodes (zxing-cpp, the decoder
   ``codes_zxing`` uses); a weak ``qr_code`` / ``barcode`` box of that size on a screen whose crop
   decodes to nothing is an icon or a row of text. That holds for a sure box too (drawn pixels
-  cannot be blurred). On a screen the crop is also read inverted (a light code on a dark theme). A photo shown on the screen (an avatar) is no drawing, and is not checked. Smaller boxes are kept: a code too
-  small to decode may still be one. In camera pictures blur, perspective and wear keep real
+  cannot be blurred). On a screen the crop is also read inverted (a light code on a dark theme).
+  A photo shown on the screen (an avatar) is no drawing, and is not checked. Smaller boxes are
+  kept: a code too small to decode may still be one. In camera pictures blur, perspective and wear keep real
   codes from decoding (on the real pack's held-back photos, 4 of 83 real QR codes that the
   detector boxed weakly did not decode in their crop), so only a weak box big enough for
   ``PHOTO_PX_PER_MODULE`` px modules (145 px for a QR code, 475 px for a barcode) is checked

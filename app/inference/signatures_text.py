@@ -11,8 +11,8 @@ the top of the page) are left alone.
 
 The text detector draws its line around the signature's core; loops and flourishes reach past it.
 The box is therefore grown to the ink strokes that touch the line (``ink_grown``): dark strokes
-linked to the core within a small gap, up to about a line height on every side, while the lines of
-print around it (a typed name under the signature) are not ink to follow.
+linked to the core within a small gap, ending within one and a half line heights of it, while the
+lines of print around it (a typed name under the signature) and ruled lines are not ink to follow.
 
 Like the plate and sign candidates this costs no model run. The rules come from the shape of the
 problem and were checked on the real pack's *training* signatures (``rf_signatures`` in the
@@ -110,8 +110,9 @@ def ink_grown(frame: np.ndarray, line_box: np.ndarray, height: float, print_boxe
                rules: SignatureRules = SignatureRules()) -> np.ndarray:
     """``line_box`` (xyxy) grown to the dark strokes of ``frame`` (H, W, 3) uint8 BGR that reach it,
     and end within ``rules.ink_reach`` line ``height``s of it (a stroke running on is part of
-    something larger); ink inside ``print_boxes`` (other lines' xyxy) and ruled lines are not followed. Ink is what Otsu's threshold puts on the dark side of the area, when that side is
-    the minority (a page is mostly paper); otherwise the line box comes back unchanged."""
+    something larger); ink inside ``print_boxes`` (other lines' xyxy) and ruled lines are not
+    followed. Ink is what Otsu's threshold puts on the dark side of the area, when that side is the
+    minority (a page is mostly paper); otherwise the line box comes back unchanged."""
     H, W = frame.shape[:2]
     reach = rules.ink_reach * height
     x0, y0 = int(max(0, line_box[0] - reach)), int(max(0, line_box[1] - reach))
@@ -132,7 +133,7 @@ def ink_grown(frame: np.ndarray, line_box: np.ndarray, height: float, print_boxe
         ink[int(max(0, b[1] - y0)) : int(max(0, b[3] - y0)), int(max(0, b[0] - x0)) : int(max(0, b[2] - x0))] = 0
     gap = max(1, int(round(rules.ink_gap * height)))
     linked = cv2.dilate(ink, np.ones((gap, gap), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(linked, connectivity=8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(linked, connectivity=8)
     lx0, ly0 = int(max(0, line_box[0] - x0)), int(max(0, line_box[1] - y0))
     lx1, ly1 = int(min(x1 - x0, line_box[2] - x0)), int(min(y1 - y0, line_box[3] - y0))
     touching = np.unique(labels[ly0:ly1, lx0:lx1])
