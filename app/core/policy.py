@@ -19,7 +19,8 @@ TEXT_PII = (
     "ip_address",
 )  # fmt: skip
 DOCUMENT_OBJECTS = ("id_card", "passport", "payment_card", "receipt", "ticket", "shipping_label")  # a receipt names a place, a time, a card
-CODES = ("qr_code", "barcode", "signature")
+CODE_CLASSES = ("qr_code", "barcode")  # machine-readable codes (decoded by zxing, padded thinly)
+CODES = CODE_CLASSES + ("signature",)
 LOCATION = ("street_sign", "house_number", "shop_sign", "map_view")  # a shop sign names the street a photo was taken in
 
 # Named presets. A demanding user's defaults: hide what identifies someone, but do not black out

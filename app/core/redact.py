@@ -13,6 +13,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from app.core.policy import CODE_CLASSES
+
 
 class Style(str, Enum):
     """How a box is hidden. ``OUTLINE`` is a review preview only: it hides nothing."""
@@ -37,8 +39,6 @@ class RedactionSettings:
     code_padding_share: float = 0.2
     noise_sigma: float = 12.0
 
-
-CODE_CLASSES = ("qr_code", "barcode")
 
 
 def padding_fractions(settings: RedactionSettings, labels: list[str]) -> np.ndarray:

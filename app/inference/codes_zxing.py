@@ -23,11 +23,11 @@ import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
+from app.core.policy import CODE_CLASSES
 from app.inference.box_plausibility import undecoded_large_codes
 
 log = logging.getLogger(__name__)
 
-CODE_CLASSES = ("qr_code", "barcode")
 INSTALL_HINT = "pip install zxing-cpp"
 # Two-dimensional symbols are "qr_code" in our taxonomy; stacked/linear symbols are "barcode".
 MATRIX_FORMATS = ("QRCode", "MicroQRCode", "RMQRCode", "Aztec", "DataMatrix", "MaxiCode")

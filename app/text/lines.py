@@ -84,21 +84,28 @@ def _word_offsets(text: str, words: Sequence[str]) -> list[int] | None:
     return offsets if not text[pos:].strip() else None
 
 
-def char_boxes(line: TextLine) -> np.ndarray:
-    """(len(text), 4) xyxy box of every character of ``line.text`` (spaces included)."""
+def _word_layout(line: TextLine) -> list[tuple[int, str, np.ndarray]] | None:
+    """(start offset, word, xyxy) of each OCR word box of ``line``, or None when it has none or
+    its words do not spell the text."""
+    offsets = _word_offsets(line.text, [w for w, _ in line.words]) if line.words else None
+    if offsets is None:
+        return None
+    return [(start, word, quad_to_xyxy(quad)) for (word, quad), start in zip(line.words, offsets)]
+
+
+def char_boxes(line: TextLine, layout: list[tuple[int, str, np.ndarray]] | None = None) -> np.ndarray:
+    """(len(text), 4) xyxy box of every character of ``line.text`` (spaces included); ``layout``:
+    the line's ``_word_layout`` when the caller has it already."""
     n = len(line.text)
-    y0, y1 = quad_to_xyxy(line.quad)[[1, 3]]
+    line_box = quad_to_xyxy(line.quad)
+    y0, y1 = line_box[[1, 3]]
     boxes = np.zeros((n, 4), np.float32)
     boxes[:, 1], boxes[:, 3] = y0, y1
-    line_box = quad_to_xyxy(line.quad)
     boxes[:, [0, 2]] = apportion(line.text, line_box[0], line_box[2])
-    offsets = _word_offsets(line.text, [w for w, _ in line.words]) if line.words else None
-    if offsets is not None:
-        for (word, quad), start in zip(line.words, offsets):
-            wb = quad_to_xyxy(quad)
-            boxes[start : start + len(word), [0, 2]] = apportion(word, wb[0], wb[2])
-            boxes[start : start + len(word), 1] = min(wb[1], y0)
-            boxes[start : start + len(word), 3] = max(wb[3], y1)
+    for start, word, wb in layout if layout is not None else _word_layout(line) or ():
+        boxes[start : start + len(word), [0, 2]] = apportion(word, wb[0], wb[2])
+        boxes[start : start + len(word), 1] = min(wb[1], y0)
+        boxes[start : start + len(word), 3] = max(wb[3], y1)
     return boxes
 
 
@@ -111,7 +118,8 @@ def span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35) -> np.
     start, end = max(0, start), min(len(line.text), end)
     if end <= start:
         raise ValueError(f"empty span [{start}, {end}) in a line of {len(line.text)} characters")
-    boxes = char_boxes(line)[start:end]
+    layout = _word_layout(line)
+    boxes = char_boxes(line, layout)[start:end]
     width = float(boxes[:, 2].max() - boxes[:, 0].min()) / max(end - start, 1)
     out = np.array([boxes[:, 0].min() - margin * width, boxes[:, 1].min(),
                     boxes[:, 2].max() + margin * width, boxes[:, 3].max()], np.float32)  # fmt: skip
@@ -119,7 +127,7 @@ def span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35) -> np.
     out[2] = min(out[2], line_box[2])
     # The margin stops at the OCR's box of a neighbouring word: it covers ink the span's own box
     # left out, never the label before it ("mail:" before an address).
-    before, after = _neighbour_word_edges(line, start, end)
+    before, after = _neighbour_word_edges(layout, start, end)
     if before is not None and before <= boxes[:, 0].min():
         out[0] = max(out[0], before)
     if after is not None and after >= boxes[:, 2].max():
@@ -127,15 +135,12 @@ def span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35) -> np.
     return out
 
 
-def _neighbour_word_edges(line: TextLine, start: int, end: int) -> tuple[float | None, float | None]:
+def _neighbour_word_edges(layout: list[tuple[int, str, np.ndarray]] | None, start: int,
+                          end: int) -> tuple[float | None, float | None]:  # fmt: skip
     """Right edge of the last OCR word ending at or before ``start`` and left edge of the first
-    starting at or after ``end``; None where there is none (or no word boxes that spell the line)."""
-    offsets = _word_offsets(line.text, [w for w, _ in line.words]) if line.words else None
-    if offsets is None:
-        return None, None
+    starting at or after ``end`` in a line's ``_word_layout``; None where there is none."""
     before = after = None
-    for (word, quad), first in zip(line.words, offsets):
-        xyxy = quad_to_xyxy(quad)
+    for first, word, xyxy in layout or ():
         if first + len(word) <= start:
             before = float(xyxy[2])
         elif first >= end and after is None:
