@@ -73,6 +73,16 @@ def _lines(image: np.ndarray, rows: slice, cols: slice, axis: int, flip: bool) -
     return part[::-1] if flip else part
 
 
+def line_ink_xyxy(image: np.ndarray, box: np.ndarray, vertical: bool = False) -> np.ndarray:
+    """``ink_xyxy`` for the box of a text line running across the frame, or down it when
+    ``vertical``: the image and box are then read transposed, so that the text height is the
+    box's width and the reach beyond an edge is sized by it, not by the line's length."""
+    if not vertical:
+        return ink_xyxy(image, box)
+    box = np.asarray(box, np.float32)
+    return ink_xyxy(image.swapaxes(0, 1), box[[1, 0, 3, 2]])[[1, 0, 3, 2]]
+
+
 def ink_xyxy(image: np.ndarray, box: np.ndarray, margin: float = MARGIN, tolerance: int = TOLERANCE,
              step: int = STEP, reach: float = 0.5) -> np.ndarray:  # fmt: skip
     """``box`` (4,) xyxy float32 in pixels of ``image`` ((H, W) or (H, W, C) uint8) fitted to the ink

@@ -3,8 +3,8 @@
 OCR gives a line box (a quadrilateral) and, when asked, word boxes. Characters inside a word
 get x-ranges apportioned by typical glyph width; a span's box runs from its first character's
 left edge to its last character's right edge, plus a small safety margin, within the line.
-Rotated lines (more than ``MAX_SKEW_DEG``) fall back to the whole line box: covering too much
-is better than missing a slanted span.
+Rotated lines (more than ``MAX_SKEW_DEG``) and vertical ones (a page photographed sideways) fall
+back to the whole line box: covering too much is better than missing a slanted span.
 """
 
 from __future__ import annotations
@@ -63,6 +63,13 @@ def skew_degrees(quad: np.ndarray) -> float:
     return abs(math.degrees(math.atan2(float(dy), float(dx)))) if (dx or dy) else 0.0
 
 
+def is_vertical(line: TextLine) -> bool:
+    """Whether ``line`` runs down the frame rather than across it: its box at least 1.5 times as
+    tall as wide with three or more characters (a line of one or two glyphs may be tall)."""
+    x0, y0, x1, y1 = quad_to_xyxy(line.quad)
+    return len(line.text.strip()) >= 3 and (y1 - y0) >= 1.5 * max(x1 - x0, 1e-6)
+
+
 def apportion(text: str, x0: float, x1: float) -> np.ndarray:
     """Left/right x of each character of ``text`` laid out over ``[x0, x1]``: (len(text), 2)."""
     weights = np.array([char_weight(c) for c in text], np.float64)
@@ -111,9 +118,9 @@ def char_boxes(line: TextLine, layout: list[tuple[int, str, np.ndarray]] | None 
 
 def span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35) -> np.ndarray:
     """Box (4,) float32 over ``line.text[start:end]``, grown by ``margin`` × the average character
-    width on each side and clipped to the line; the whole line box when the line is rotated."""
+    width on each side and clipped to the line; the whole line box when the line is rotated or vertical."""
     line_box = quad_to_xyxy(line.quad)
-    if skew_degrees(line.quad) > MAX_SKEW_DEG or not line.text:
+    if skew_degrees(line.quad) > MAX_SKEW_DEG or not line.text or is_vertical(line):
         return line_box
     start, end = max(0, start), min(len(line.text), end)
     if end <= start:

@@ -19,8 +19,8 @@ from app.core.detections import Detections, Source, concat
 from app.core.policy import TEXT_PII
 from app.text.classifier import LineReading, TextPiiClassifier
 from app.text.layout import line_contexts
-from app.text.ink import ink_xyxy
-from app.text.lines import TextLine, span_xyxy
+from app.text.ink import line_ink_xyxy
+from app.text.lines import TextLine, is_vertical, span_xyxy
 from app.text.recognisers import find_pii
 from app.text.regions import (DOCUMENT_CLASSES, Region, address_blocks, document_fields, looks_like_document, mrz_regions,
                               read_detector_box, reads_as_ordinary_text, template_spans_inside)  # fmt: skip
@@ -59,11 +59,13 @@ def span_box_function(frame: np.ndarray):
     line_ink: dict[int, np.ndarray] = {}
 
     def box(line: TextLine, start: int, end: int) -> np.ndarray:
+        vertical = is_vertical(line)
         if id(line) not in line_ink:
-            line_ink[id(line)] = ink_xyxy(frame, span_xyxy(line, 0, len(line.text)))
-        out = ink_xyxy(frame, span_xyxy(line, start, end))
+            line_ink[id(line)] = line_ink_xyxy(frame, span_xyxy(line, 0, len(line.text)), vertical)
+        out = line_ink_xyxy(frame, span_xyxy(line, start, end), vertical)
         full = line_ink[id(line)]
-        out[1], out[3] = min(out[1], full[1]), max(out[3], full[3])
+        lo, hi = (0, 2) if vertical else (1, 3)  # across the line
+        out[lo], out[hi] = min(out[lo], full[lo]), max(out[hi], full[hi])
         return out
 
     return box

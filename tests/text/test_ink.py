@@ -8,8 +8,9 @@ import pytest
 
 from app.core.geometry import pad_xyxy
 from app.core.redact import RedactionSettings, integer_boxes
-from app.text.ink import ink_xyxy
-from app.text.lines import TextLine, span_xyxy
+from app.text.ink import ink_xyxy, line_ink_xyxy
+from app.text.lines import TextLine, is_vertical, span_xyxy
+from app.text.screen import span_box_function
 
 
 def flat(h=40, w=120, grey=245):
@@ -69,6 +70,36 @@ def test_boxes_at_the_frame_edges_and_grey_frames(at):
     edge = flat()
     edge[y + 5 : y + 15, : x + 30] = 20  # ink running into the frame's border: the edge stays
     assert ink_xyxy(edge, np.array([max(0, x - 2), y, x + 40, y + 18], np.float32))[0] == max(0, x - 2)
+
+
+def vertical_page(columns=8, pitch=20, h=400):
+    """A page photographed sideways: ``columns`` lines of "ink" running down a flat frame."""
+    img = flat(h=h, w=columns * pitch + 20)
+    for k in range(columns):
+        img[20 : h - 20, 14 + k * pitch : 24 + k * pitch] = 30
+    img[30 : h - 20 : 40, 10:110] = 90  # glyph strokes bridging the gaps of the first columns now and then
+    return img
+
+
+def test_a_vertical_line_is_fitted_across_its_width_not_grown_into_its_neighbours():
+    img = vertical_page()
+    loose = np.array([51, 10, 67, 390], np.float32)  # the third column's line box, loose by a few px
+    assert line_ink_xyxy(img, loose, vertical=True).tolist() == [51, 19, 67, 381]  # ends trimmed along it
+    narrow = np.array([48, 10, 75, 390], np.float32)  # a box whose right edge cuts the next line
+    fitted = line_ink_xyxy(img, narrow, vertical=True)
+    assert fitted[0] >= 46 and fitted[2] <= 77
+    # read as a horizontal line, the "text height" is 380 px and the edges reach over whole columns
+    across = ink_xyxy(img, narrow)
+    assert across[2] - across[0] > 3 * (fitted[2] - fitted[0])
+    assert line_ink_xyxy(img, narrow).tolist() == across.tolist()
+
+
+def test_a_span_of_a_vertical_line_is_boxed_on_that_line_only():
+    img = vertical_page()
+    line = TextLine("Sed a faucibus tortor, suspendisse velit", np.array([[51, 10], [67, 10], [67, 390], [51, 390]], np.float32))
+    assert is_vertical(line) and not is_vertical(TextLine("17", np.array([[0, 0], [10, 0], [10, 30], [0, 30]], np.float32)))
+    out = span_box_function(img)(line, 4, 14)
+    assert out[0] >= 51 and out[2] <= 67 and out[1] <= 20 and out[3] >= 380
 
 
 # Rendered text: every glyph pixel (any coverage) must stay under the padded mask.
