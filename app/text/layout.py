@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.text.lines import TextLine
+from app.text.lines import TextLine, is_vertical
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,37 @@ def reading_order(lines: list[TextLine]) -> list[TextLine]:
 
 
 def line_contexts(lines: list[TextLine]) -> list[LineContext]:
-    """``LineContext`` of every line in ``lines`` (same order as given)."""
+    """``LineContext`` of every line in ``lines`` (same order as given). Lines running down the
+    frame (a page photographed sideways) get theirs among themselves, turned upright
+    (``upright_lines``): beside horizontal lines every one of them would share a "row"."""
+    vertical = [is_vertical(l) for l in lines]
+    if not any(vertical):
+        return _contexts(lines)
+    out: list[LineContext | None] = [None] * len(lines)
+    for want, group in ((False, [l for l, v in zip(lines, vertical) if not v]), (True, upright_lines([l for l, v in zip(lines, vertical) if v]))):
+        for k, ctx in zip([i for i, v in enumerate(vertical) if v == want], _contexts(group)):
+            out[k] = ctx
+    return out  # type: ignore[return-value]
+
+
+def upright_lines(lines: list[TextLine]) -> list[TextLine]:
+    """Copies of vertical ``lines`` with their quads turned by a quarter so that they run left to
+    right, in the direction they read: top to bottom unless most lines' word boxes run upwards."""
+    votes = 0
+    for l in lines:
+        if len(l.words) >= 2:
+            first, last = l.words[0][1][:, 1].mean(), l.words[-1][1][:, 1].mean()
+            votes += 1 if last > first else -1 if last < first else 0
+    # reading down, the text's top faces right: (x, y) -> (y, -x); reading up, it faces left
+    sign = 1.0 if votes >= 0 else -1.0
+    turned = []
+    for l in lines:
+        q = np.asarray(l.quad, np.float32)
+        turned.append(TextLine(l.text, np.stack([sign * q[:, 1], -sign * q[:, 0]], axis=1), l.score))
+    return turned
+
+
+def _contexts(lines: list[TextLine]) -> list[LineContext]:
     if not lines:
         return []
     boxes = [bounds(l) for l in lines]  # plain floats: the pairwise loop below is Python

@@ -27,3 +27,22 @@ def test_a_column_ends_at_a_wide_gap_or_a_shifted_line():
     ctx = {l.text: c for l, c in zip(lines, line_contexts(lines))}
     assert ctx["Profile"].column_head == ""  # "Settings" is far above: not the same column run
     assert ctx["Privacy"].column_head == ""  # indented: not left-aligned with the lines above
+
+
+def turned_down(l: TextLine, width: float = 1000.0) -> TextLine:
+    """``l`` as on a page photographed sideways: turned a quarter clockwise, reading top to bottom."""
+    q = l.quad
+    return TextLine(l.text, np.stack([width - q[:, 1], q[:, 0]], axis=1).astype(np.float32), l.score)
+
+
+def test_a_page_photographed_sideways_keeps_its_layout():
+    header = [line("Name", 30, 80), line("Username", 300, 80)]
+    rows = [[line(n, 30, 120 + 36 * i), line(u, 300, 120 + 36 * i)]
+            for i, (n, u) in enumerate([("Ada Byron", "SocialName"), ("Alan Turing", "Elwyn.Skiles"), ("Kurt Goedel", "kgoedel")])]
+    upright = header + [c for r in rows for c in r]
+    sideways = [turned_down(l) for l in upright] + [line("Photo 3 of 7", 20, 20)]  # a caption printed upright
+    ctx = {l.text: c for l, c in zip(sideways, line_contexts(sideways))}
+    assert ctx["Elwyn.Skiles"].above == "SocialName" and ctx["Elwyn.Skiles"].column_head == "Username"
+    assert ctx["Alan Turing"].above == "Ada Byron" and ctx["SocialName"].left == "Ada Byron"
+    # read as horizontal lines, each tall line would share a "row" with all the others
+    assert ctx["Photo 3 of 7"].left == "" and ctx["kgoedel"].left == "Kurt Goedel"
