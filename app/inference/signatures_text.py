@@ -140,12 +140,12 @@ def ink_grown(frame: np.ndarray, line_box: np.ndarray, height: float, print_boxe
     touching = touching[touching > 0]
     out = np.array(line_box, np.float32)
     cw, ch = x1 - x0, y1 - y0
-    open_sides = (x0 > 0, y0 > 0, x1 < W, y1 < H)  # window edges inside the frame
     for k in touching:
         sx, sy, sw, sh = stats[k, :4]
-        # a stroke running on past the window is part of something larger (print, a table, a code)
-        if (open_sides[0] and sx == 0) or (open_sides[1] and sy == 0) or (open_sides[2] and sx + sw >= cw) or \
-                (open_sides[3] and sy + sh >= ch):  # fmt: skip
+        # A stroke running on past the window is part of something larger (print, a table, a
+        # code). Where the frame cut the window short, the stroke's end is not seen: it is not
+        # followed either (the fixed growth around the line still covers the signature).
+        if sx == 0 or sy == 0 or sx + sw >= cw or sy + sh >= ch:
             continue
         out[:2] = np.minimum(out[:2], (x0 + sx, y0 + sy))
         out[2:] = np.maximum(out[2:], (x0 + sx + sw, y0 + sy + sh))

@@ -74,6 +74,16 @@ def test_ink_growth_ignores_print_and_strokes_running_on():
     assert y1 <= plain[3] + 1
 
 
+def test_ink_growth_does_not_follow_strokes_into_the_frame_edge():
+    # a close-up: the frame cuts the window of reach, and a mass of ink below the signature runs
+    # into the frame's bottom edge (a page of old print): where it ends is not seen, so not followed
+    img = np.ascontiguousarray(signed_page()[560:810])  # the core at y 140-185 of a 250-px frame
+    cv2.rectangle(img, (290, 232), (360, 249), (30, 30, 30), -1)  # the flourish runs into it
+    box = np.array([100, 140, 300, 185], np.float32)
+    x0, y0, x1, y1 = ink_grown(img, box, 45.0, [])
+    assert y1 < 240  # the strokes linked to the mass are not followed (the fixed growth stays)
+
+
 def test_ink_growth_leaves_a_line_on_a_dark_photo_alone():
     dark = np.random.default_rng(0).integers(0, 120, (H, W, 3), dtype=np.uint8)
     box = np.array([100, 700, 300, 745], np.float32)
