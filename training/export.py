@@ -12,6 +12,7 @@ import argparse
 import json
 import logging
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,15 +101,19 @@ def export_onnx(
     register()
     from ultralytics import YOLO
 
-    model = YOLO(str(weights), task="detect")
-    names = [model.names[i] for i in range(len(model.names))]
-    # simplify=False: onnxslim is not a dependency and ultralytics would try to install it.
-    produced = Path(model.export(format="onnx", imgsz=imgsz, nms=False, simplify=False, dynamic=False, device="cpu"))
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_path, pt_path = out_dir / f"{name}.onnx", out_dir / f"{name}.pt"
-    stride = int(max(model.model.stride.tolist()))
-    write_metadata(produced, vpd_metadata(names, (imgsz, imgsz), stride, tile_size))
-    if produced.resolve() != onnx_path.resolve():
+    # ultralytics writes <weights stem>.onnx beside the weights: export a private copy, so that a
+    # checkpoint in models/ never has the shipped ONNX file beside it overwritten or moved away.
+    with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
+        private = Path(tmp) / Path(weights).name
+        shutil.copyfile(weights, private)
+        model = YOLO(str(private), task="detect")
+        names = [model.names[i] for i in range(len(model.names))]
+        # simplify=False: onnxslim is not a dependency and ultralytics would try to install it.
+        produced = Path(model.export(format="onnx", imgsz=imgsz, nms=False, simplify=False, dynamic=False, device="cpu"))
+        stride = int(max(model.model.stride.tolist()))
+        write_metadata(produced, vpd_metadata(names, (imgsz, imgsz), stride, tile_size))
         shutil.move(str(produced), onnx_path)
     if Path(weights).resolve() != pt_path.resolve():
         shutil.copyfile(weights, pt_path)

@@ -71,6 +71,22 @@ def exported(checkpoint, tmp_path_factory):
     return export_onnx(checkpoint, out, "vpd-test", IMGSZ)
 
 
+def test_export_leaves_the_files_beside_the_weights_alone(checkpoint, tmp_path):
+    """Exporting a checkpoint that sits beside a shipped ONNX file (models/vpd-n.pt and
+    models/vpd-n.onnx) must not overwrite or move that file."""
+    from training.export import export_onnx
+
+    shipped = tmp_path / "models"
+    shipped.mkdir()
+    weights = shipped / "vpd-n.pt"
+    weights.write_bytes(checkpoint.read_bytes())
+    (shipped / "vpd-n.onnx").write_bytes(b"the shipped model")
+    onnx_path, _ = export_onnx(weights, tmp_path / "candidate", "vpd-n", IMGSZ)
+    assert (shipped / "vpd-n.onnx").read_bytes() == b"the shipped model"
+    assert sorted(p.name for p in shipped.iterdir()) == ["vpd-n.onnx", "vpd-n.pt"]
+    assert onnx_path.is_file() and sorted(p.name for p in onnx_path.parent.iterdir()) == ["vpd-n.onnx", "vpd-n.pt"]
+
+
 def test_metadata_written(exported):
     import onnx
 
