@@ -411,7 +411,30 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
                                        speed_baseline=baseline)  # fmt: skip
         ocr_plan = fill_gaps(ocr_hits, n, hw, class_names, ocr_settings, clip_motion)
         plan = _merge_plans(plan, ocr_plan, class_names)
-    return plan
+    # A box held over frames where a face is now seen is judged by that face like a hit on its
+    # own frame: a shirt number held as a house number, a "plate" held over the face it boxed.
+    faces = {f: concat([x for x in (hits.get(f), quick_hits.get(f)) if x is not None], class_names)
+             for f in set(hits) | set(quick_hits)}  # fmt: skip
+    return face_judged(plan, faces, clip_motion, options.stride * options.full_look_every)
+
+
+def face_judged(plan: list[Detections], faces: dict[int, Detections], motion: ClipMotion, reach: int) -> list[Detections]:
+    """``plan`` (the boxes of every frame) with each frame's object boxes judged (``FaceContext``)
+    by the faces found on the nearest detector frame of ``faces`` (frame → detections) within
+    ``reach`` frames, moved there by the measured motion. Frames whose motion to it is not measured
+    to within ``MAX_CARRY_ERROR_PX`` keep their boxes."""
+    seen = np.array(sorted(faces))
+    if not len(seen):
+        return plan
+    out = []
+    for f, dets in enumerate(plan):
+        g = int(seen[np.argmin(np.abs(seen - f))])
+        if not len(dets) or abs(g - f) > reach or motion.error(f, g, 3.0) > MAX_CARRY_ERROR_PX:
+            out.append(dets)
+            continue
+        evidence = faces[g]
+        out.append(FaceContext().apply(dets, evidence.with_boxes(evidence.xyxy + motion.shift4(f) - motion.shift4(g))))
+    return out
 
 
 def whole_lines(lines: list, hw: tuple[int, int]) -> list:

@@ -117,6 +117,23 @@ def test_export_planning_judges_the_fast_tier_by_the_quick_looks_faces():
     assert all(kept_classes(p) == ["face"] for p in plan)
 
 
+def test_export_planning_judges_held_boxes_by_the_faces_of_the_frames_they_are_held_on():
+    # A "house number" seen on the first two detector frames, before the face was found, is held
+    # for a second afterwards; from frame 4 on the face is seen and the held box sits on its torso.
+    hw, n, pan = (400, 600), 30, 3.0  # the picture pans 3 px a frame to the right
+    motion = ClipMotion(np.array([[pan * f, 0.0] for f in range(n)], np.float32), np.zeros(n))
+    moved = lambda xyxy, f: [xyxy[0] + pan * f, xyxy[1], xyxy[2] + pan * f, xyxy[3]]  # noqa: E731
+    hits = {f: box("house_number", moved(ON_TORSO, f), 0.3) for f in (0, 2)}
+    hits.update({f: box("face", moved(FACE, f), 0.9, Source.FACE) for f in range(4, n, 2)})
+    options = ExportOptions(stride=2, full_look_every=1)
+    plan = plan_boxes(hits, {}, n, hw, 30.0, NAMES, options, motion)
+    assert all("house_number" in kept_classes(plan[f]) for f in (0, 1, 2, 3))
+    assert all("house_number" not in kept_classes(plan[f]) for f in range(4, n))
+    # without the face the box is held as before
+    blind = plan_boxes({f: hits[f] for f in (0, 2)}, {}, n, hw, 30.0, NAMES, options, motion)
+    assert all("house_number" in kept_classes(blind[f]) for f in range(4, 10))  # two hits: held 8 frames
+
+
 def test_live_fast_tier_drops_a_worn_print_and_keeps_the_face():
     from app.core.live import LiveMasker, LiveOptions
     from app.core.pipeline import Pipeline
