@@ -117,6 +117,18 @@ class FaceContext:
         drop = self.contradicted(detections, faces)
         return detections.take(~drop) if drop.any() else detections
 
+    def release_held(self, tracker, tracked: Detections, faces: Detections | None) -> Detections:
+        """``tracked`` (a tracker's output on a frame the detectors looked at, ``faces`` their
+        result) without the held boxes (``Source.TRACKER``) that this look's confident faces
+        contradict; their tracks end in ``tracker`` (``forget``), so they do not come back on the
+        frames after. A box held from before a face was found (a shirt number boxed while the
+        player looked away) goes as a hit on the face's own frame would."""
+        drop = self.contradicted(tracked, faces) & (tracked.sources == Source.TRACKER) if len(tracked) else None
+        if drop is None or not drop.any():
+            return tracked
+        tracker.forget(tracked.track_ids[drop & (tracked.track_ids >= 0)])
+        return tracked.take(~drop)
+
 
 def _confident_faces(detections: Detections, min_score: float) -> np.ndarray:
     """(F, 4) boxes of ``detections`` that a face detector found with at least ``min_score``."""

@@ -475,11 +475,15 @@ class LiveMasker:
                 self.tracker.settings = replace(self._tracker_settings, hold=hold)
         self._applied_captured = result.captured
         dets = view.select(result.detections, frame.shape[:2])
+        # The faces found, hidden or not (a streamer's own face is evidence too): held boxes they contradict go.
+        faces = result.detections.take(np.flatnonzero(result.detections.sources == Source.FACE))
         if self.lead is not None:
             self.lead.observe(result.seq, result.captured, dets, self.tracker.settings.hold, frame.shape[:2])
         if motion is not None:  # the result belongs to an older frame: move it by the measured motion
             dets = self._carry(dets, result.seq, result.gray, motion.seq, (motion.gray, motion.scale))
-        return self.tracker.update(dets, frame, t=result.captured, motion=motion)
+            faces = self._carry(faces, result.seq, result.gray, motion.seq, (motion.gray, motion.scale), grow=False)
+        tracked = self.tracker.update(dets, frame, t=result.captured, motion=motion)
+        return FaceContext().release_held(self.tracker, tracked, faces)
 
     def telemetry(self) -> LiveTelemetry:
         """FPS, capture→masked latency, detector time and age of its newest result, provider, OCR."""

@@ -152,6 +152,11 @@ class PrivacyTracker:
         self._motion.reset()
         self._prev = None
 
+    def forget(self, track_ids) -> None:
+        """End the tracks with these ids (e.g. held boxes a new look contradicts)."""
+        ids = {int(i) for i in track_ids}
+        self.tracks = [tr for tr in self.tracks if tr.track_id not in ids]
+
     def update(self, detections: Detections | None, frame: np.ndarray | None, t: float | None = None,
                motion: FrameMotion | None = None) -> Detections:  # fmt: skip
         """Advance one frame and return the boxes to hide on it (superset of ``detections``).

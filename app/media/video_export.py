@@ -262,6 +262,8 @@ def _single_pass_boxes(pipeline: Pipeline, options: ExportOptions, fps: float):
             counts["detected_frames"] += 1
         step = motion.step(frame)  # measured once, used by both trackers
         out = tracker.update(raw, frame, motion=step)
+        if raw is not None:
+            out = FaceContext().release_held(tracker, out, raw)
         if not slow:
             return out
         ocr = None

@@ -148,3 +148,57 @@ def test_live_fast_tier_drops_a_worn_print_and_keeps_the_face():
     assert out.protected
     assert out.frame[125, 120].max() == 0  # the face is hidden
     assert out.frame[225, 100].min() == 200  # the shirt print is not
+
+
+def test_a_held_box_that_a_new_look_contradicts_ends_its_track():
+    from app.core.tracking import PrivacyTracker, TrackerSettings
+
+    frame = np.full((400, 600, 3), 200, np.uint8)
+    for release in (False, True):
+        tracker = PrivacyTracker(TrackerSettings(hold=30, optical_flow=False), NAMES)
+        for _ in range(2):  # a "house number" seen while the player looked away
+            tracker.update(box("house_number", ON_TORSO, 0.3), frame)
+        look = face()  # then the face is found, and the house number no longer
+        out = tracker.update(look, frame)
+        if release:
+            out = FaceContext().release_held(tracker, out, look)
+        after = tracker.update(None, frame)
+        assert ("house_number" in kept_classes(out)) is not release
+        assert ("house_number" in kept_classes(after)) is not release  # the track ended, not just hidden once
+        assert "face" in kept_classes(out)
+
+
+class Looks:
+    """A detector whose ``detect`` returns ``looks[k]`` on its k-th call (the last one after)."""
+
+    name = "detector"
+
+    def __init__(self, looks):
+        self.looks, self.calls = looks, 0
+
+    @property
+    def class_names(self):
+        return NAMES
+
+    def detect(self, frame):
+        self.calls += 1
+        return self.looks[min(self.calls, len(self.looks)) - 1]
+
+
+def test_live_drops_a_held_worn_print_once_the_face_is_found():
+    from app.core.live import LiveMasker, LiveOptions
+    from app.core.pipeline import Pipeline
+    from app.core.policy import Policy
+
+    det = Looks([box("shop_sign", ON_TORSO), face()])  # the face is found on the second look only
+    opts = LiveOptions(deadline_s=5.0, optical_flow=False, banner=False, hold_s=30.0)
+    frame = np.full((400, 600, 3), 200, np.uint8)
+    with LiveMasker(Pipeline([det], Policy(classes=frozenset({"shop_sign"}))), opts) as m:  # faces shown
+        m.process(frame)
+        assert m.wait_results(1, 10.0)
+        first = m.process(frame)
+        assert m.wait_results(2, 10.0)
+        m.process(frame)
+        out = m.process(frame)
+    assert first.frame[225, 100].max() == 0  # held from the first look
+    assert out.protected and out.frame[225, 100].min() == 200  # the face's look released it
