@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 
+import cv2
 import numpy as np
 
 from app.core.detections import Detections, Source
@@ -42,6 +43,44 @@ def _found_codes(zxing, image: np.ndarray) -> list:
     # try_invert (light-on-dark codes) doubles the time and found nothing more on real pictures.
     found = zxing.read_barcodes(np.ascontiguousarray(image), try_invert=False, return_errors=True)
     return [c for c in found if not c.error or _format_name(c.format) == "QRCode"]
+
+
+def _corners(code) -> np.ndarray:
+    """A zxing result's corner points (4, 2) float32, clockwise from top-left."""
+    p = code.position
+    return np.array([[p.top_left.x, p.top_left.y], [p.top_right.x, p.top_right.y],
+                     [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]], np.float32)  # fmt: skip
+
+
+def found_symbols(zxing, image: np.ndarray, min_long_side: int = 1024, max_factor: float = 2.0) -> list[tuple]:
+    """(corners (4, 2) in ``image`` pixels, format, decoded) of every symbol ``_found_codes`` finds in
+    ``image``, and, for an image whose longest side is under ``min_long_side``, also in a copy
+    upscaled towards it (by at most ``max_factor``): zxing samples a module from about 2 px, so a
+    small photo's code is often read only at twice its size (562 QR codes on 400 of the real pack's
+    train photos: decoded 256 → 295, found at all 310 → 337; 8 → 23 ms CPU per photo). A symbol
+    found both ways is kept once, decoded if it was either way."""
+    out = [(_corners(c), c.format, not c.error) for c in _found_codes(zxing, image)]
+    long = max(image.shape[:2])
+    f = min(max_factor, min_long_side / long) if 0 < long < min_long_side else 1.0
+    if f <= 1.25:
+        return out
+    big = cv2.resize(image, (round(image.shape[1] * f), round(image.shape[0] * f)), interpolation=cv2.INTER_CUBIC)
+    for c in _found_codes(zxing, big):
+        pts = _corners(c) / f
+        same = [k for k, (q, _, _) in enumerate(out) if _same_symbol(pts, q)]
+        if not same:
+            out.append((pts, c.format, not c.error))
+        elif not c.error and not any(out[k][2] for k in same):  # decoded only at the larger size
+            out = [o for k, o in enumerate(out) if k not in same] + [(pts, c.format, True)]
+    return out
+
+
+def _same_symbol(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two corner sets (4, 2) outline the same symbol: their bounds overlap by half the smaller."""
+    (ax0, ay0), (ax1, ay1) = a.min(0), a.max(0)
+    (bx0, by0), (bx1, by1) = b.min(0), b.max(0)
+    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+    return inter > 0.5 * min((ax1 - ax0) * (ay1 - ay0), (bx1 - bx0) * (by1 - by0))
 
 
 def _format_name(fmt) -> str:
@@ -95,17 +134,14 @@ class CodeDetector:
         """Codes in ``frame`` (H, W, 3) uint8 BGR (``_found_codes``); boxes xyxy in frame pixels, score 1."""
         h, w = frame.shape[:2]
         boxes, ids, decoded = [], [], []
-        for code in _found_codes(self._zxing, frame):
-            p = code.position
-            pts = np.array([[p.top_left.x, p.top_left.y], [p.top_right.x, p.top_right.y],
-                            [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]], np.float32)
-            cls = _format_class(code.format)
+        for pts, fmt, ok in found_symbols(self._zxing, frame):
+            cls = _format_class(fmt)
             box = code_box_xyxy(pts, cls, w, h)
             if box[2] - box[0] < 4 or box[3] - box[1] < 4:
                 continue
             boxes.append(box)
             ids.append(CODE_CLASSES.index(cls))
-            decoded.append(not code.error)
+            decoded.append(ok)
         # Only a decoded symbol vouches for a large detector code box around it (``refine``): one
         # found with errors has its own exact box, and the loose box around it would only add area.
         self._last = (np.array(boxes, np.float32).reshape(-1, 4)[np.array(decoded, bool)], (h, w))

@@ -112,3 +112,37 @@ def test_code_box_geometry(points, cls, expect_h):
 def test_boxes_are_clipped_to_the_frame():
     box = code_box_xyxy(np.array([[0, 0], [50, 0], [50, 1], [0, 1]], np.float32), "barcode", 60, 10)
     assert box[0] >= 0 and box[1] >= 0 and box[2] <= 60 and box[3] <= 10
+
+
+def _small_blurred_photo_of_a_qr_code(px_per_module: float = 2.5, sigma: float = 1.0, quality: int = 70):
+    """A 400×300 "photo": a QR code at ``px_per_module``, blurred, noisy and JPEG-compressed; and
+    where the symbol is (xyxy, its white quiet zone left out)."""
+    buf = io.BytesIO()
+    segno.make("https://example.com/u/jane.doe", micro=False).save(buf, kind="png", scale=10, border=2)
+    sharp = cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)
+    small = cv2.resize(sharp, None, fx=px_per_module / 10, fy=px_per_module / 10, interpolation=cv2.INTER_AREA)
+    canvas = np.full((300, 400, 3), 190, np.uint8)
+    x0, y0, x1, y1 = _paste(canvas, small, 150, 100)
+    quiet = 2 * px_per_module
+    truth = (x0 + quiet, y0 + quiet, x1 - quiet, y1 - quiet)
+    canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
+    canvas = np.clip(canvas + np.random.default_rng(0).normal(0, 6, canvas.shape), 0, 255).astype(np.uint8)
+    return cv2.imdecode(cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR), truth
+
+
+@pytest.mark.parametrize("quality", [50, 70, 90])
+def test_a_small_photo_is_also_read_at_twice_its_size(quality):
+    from app.inference.codes_zxing import found_symbols
+
+    photo, truth = _small_blurred_photo_of_a_qr_code(quality=quality)
+    assert not any(ok for _, _, ok in found_symbols(zxingcpp, photo, min_long_side=0))  # at its own size: not decoded
+    symbols = found_symbols(zxingcpp, photo)
+    assert len(symbols) == 1 and symbols[0][2]  # found once, decoded
+    det = CodeDetector()
+    found = det.detect(photo)
+    assert found.labels == ["qr_code"] and _covers(found.xyxy[0], truth)
+    assert len(det._last[0]) == 1  # a decoded symbol: it vouches for a detector box around it (``refine``)
+    # a frame as large as the reading size is read as it is
+    large = np.full((600, 1100, 3), 190, np.uint8)
+    large[:300, :400] = photo
+    assert not any(ok for _, _, ok in found_symbols(zxingcpp, large))
