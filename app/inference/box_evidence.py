@@ -28,6 +28,14 @@ evidence against it:
   colour with no ``card_number`` box of the detector inside is a UI card (a message row, a
   profile card, a banner) and is dropped.
 
+* Street objects on screens (``StreetObjectEvidence``): a house number is on a wall and a shop
+  sign on a façade; a camera sees them, an app does not draw them. A detector ``house_number`` or
+  ``shop_sign`` box of any score whose pixels are flat colour (``drawn``) is a UI element (a
+  dialler's digits, an OTP code, a badge) and is dropped; the text reading covers rendered text
+  that is private (an address, a code). A street photo shown on the screen is no drawing and
+  keeps its boxes. Plates and street signs are not judged this way: apps draw plate graphics
+  (parking, car sharing) and turn-by-turn signs that show the user's own plate and street.
+
 Boxes are xyxy float32 in frame pixels; frames (H, W, 3) uint8 BGR.
 """
 
@@ -179,6 +187,29 @@ class RenderedCardEvidence:
     def apply(self, detections: Detections, frame: np.ndarray) -> Detections:
         """``detections`` without the ``numberless_ui_cards``."""
         drop = self.numberless_ui_cards(detections, frame)
+        return detections.take(~drop) if drop.any() else detections
+
+
+@dataclass(frozen=True)
+class StreetObjectEvidence:
+    """Detector boxes of ``classes`` (objects of the street) drawn on a rendered screen (see the
+    module). ``flat_share``: the test of ``drawn``."""
+
+    classes: tuple[str, ...] = ("house_number", "shop_sign")
+    flat_share: float = 0.6
+
+    def drawn_boxes(self, detections: Detections, frame: np.ndarray) -> np.ndarray:
+        """(N,) bool: detector boxes of ``classes`` whose pixels in ``frame`` are flat colour."""
+        out = np.zeros(len(detections), bool)
+        ids = [detections.class_names.index(c) for c in self.classes if c in detections.class_names]
+        judged = np.isin(detections.class_ids, ids) & (detections.sources == Source.DETECTOR) if len(detections) else out
+        for i in np.flatnonzero(judged):
+            out[i] = drawn(frame, detections.xyxy[i], self.flat_share)
+        return out
+
+    def apply(self, detections: Detections, frame: np.ndarray) -> Detections:
+        """``detections`` without the ``drawn_boxes``."""
+        drop = self.drawn_boxes(detections, frame)
         return detections.take(~drop) if drop.any() else detections
 
 

@@ -16,7 +16,7 @@ from app.core.decode import DecodeSettings, decode_yolo
 from app.core.detections import Detections, Source
 from app.core.geometry import letterbox, unletterbox_xyxy
 from app.core.tiling import merge_tiled, needs_tiling, plan_tiles, truncated_mask
-from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence
+from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence, StreetObjectEvidence
 from app.inference.box_plausibility import SizePlausibility
 from app.inference.metadata import ModelMetadata, read_metadata
 from app.model_files import model_path
@@ -70,6 +70,7 @@ class VpdDetector:
         size_check: SizePlausibility | None = SizePlausibility(),
         code_check: CodeEvidence | None = CodeEvidence(),
         card_check: RenderedCardEvidence | None = RenderedCardEvidence(),
+        street_check: StreetObjectEvidence | None = StreetObjectEvidence(),
     ) -> None:
         self.session = session
         self.metadata = metadata
@@ -86,6 +87,7 @@ class VpdDetector:
         self.size_check = size_check  # None: keep boxes of any size
         self.code_check = code_check  # None: keep weak code boxes that do not decode
         self.card_check = card_check  # None: keep weak payment cards on flat colour with no number
+        self.street_check = street_check  # None: keep house numbers and shop signs drawn on a screen
 
     @classmethod
     def from_path(
@@ -127,11 +129,12 @@ class VpdDetector:
         Scores are calibrated per class (``ScoreCalibration``, from the model's metadata); weak boxes
         far larger than their class ever was in training are dropped (``SizePlausibility``), and so
         are weak ones that the pixels under them contradict on a rendered screen (``box_evidence``:
-        a code that should decode and does not, a card with no number)."""
+        a code that should decode and does not, a card with no number, a house number or shop
+        sign drawn by an app)."""
         found = self.calibration.apply(self.detect_raw(frame), frame.shape[:2])
         if self.size_check is not None:
             found = self.size_check.apply(found, frame.shape[:2])
-        for evidence in (self.code_check, self.card_check):
+        for evidence in (self.code_check, self.card_check, self.street_check):
             found = evidence.apply(found, frame) if evidence is not None else found
         return found
 

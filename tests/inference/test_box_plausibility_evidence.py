@@ -1,5 +1,6 @@
 """Box evidence: weak detector code boxes of a decodable size must decode, weak payment cards on a
-rendered screen must hold a card number; confident boxes, small codes and camera pictures are kept."""
+rendered screen must hold a card number, house numbers and shop signs are never drawn by an app;
+confident boxes, small codes and camera pictures are kept."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.core.detections import Detections, Source
-from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence
+from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence, StreetObjectEvidence
 from vpd_testkit import qr_image
 
 NAMES = ("qr_code", "barcode", "payment_card", "card_number")
@@ -108,6 +109,23 @@ def test_weak_payment_cards_on_a_rendered_screen_need_a_card_number():
     assert check.numberless_ui_cards(from_ocr, screen).tolist() == [False]
 
 
+def test_house_numbers_and_shop_signs_drawn_by_an_app_are_dropped_at_any_score():
+    names = ("house_number", "shop_sign", "license_plate", "street_sign")
+    screen = np.full((300, 500, 3), 245, np.uint8)
+    cv2.putText(screen, "123 456", (40, 120), cv2.FONT_HERSHEY_SIMPLEX, 2.0, (20, 20, 20), 4)  # an OTP code, a dialler
+    box = [30, 60, 330, 140]
+    four = Detections(np.array([box] * 4, np.float32), np.array([0.3, 0.9, 0.3, 0.3], np.float32), np.arange(4), names,
+                      sources=np.full(4, Source.DETECTOR, np.int8))  # fmt: skip
+    check = StreetObjectEvidence()
+    # house number (weak) and shop sign (sure) go; plates and street signs may be app graphics: kept
+    assert check.drawn_boxes(four, screen).tolist() == [True, True, False, False]
+    assert check.apply(four, screen).labels == ["license_plate", "street_sign"]
+    photo = np.clip(screen + np.random.default_rng(0).normal(0, 8, screen.shape), 0, 255).astype(np.uint8)
+    assert not check.drawn_boxes(four, photo).any()  # a camera picture of a number: kept
+    from_ocr = Detections(four.xyxy, four.scores, four.class_ids, names, sources=np.full(4, Source.OCR, np.int8))
+    assert not check.drawn_boxes(from_ocr, screen).any()  # the text readers' own judgement stands
+
+
 def test_vpd_detector_applies_the_evidence_checks(tmp_path):
     pytest.importorskip("zxingcpp")
     from app.inference.vpd_detector import VpdDetector
@@ -120,6 +138,7 @@ def test_vpd_detector_applies_the_evidence_checks(tmp_path):
                               class_names=names)  # fmt: skip
     det = VpdDetector.from_path(path, ["CPUExecutionProvider"], tiling=False)
     assert isinstance(det.code_check, CodeEvidence) and isinstance(det.card_check, RenderedCardEvidence)
+    assert isinstance(det.street_check, StreetObjectEvidence)
     frame = np.full((64, 64, 3), 255, np.uint8)
     assert det.detect(frame).scores.tolist() == [pytest.approx(0.8)]
     det.code_check = None
