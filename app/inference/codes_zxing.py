@@ -24,6 +24,7 @@ import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
+from app.core.geometry import box_area, intersection_matrix
 from app.core.policy import CODE_CLASSES
 from app.inference.box_plausibility import undecoded_large_codes
 
@@ -77,10 +78,8 @@ def found_symbols(zxing, image: np.ndarray, min_long_side: int = 1024, max_facto
 
 def _same_symbol(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two corner sets (4, 2) outline the same symbol: their bounds overlap by half the smaller."""
-    (ax0, ay0), (ax1, ay1) = a.min(0), a.max(0)
-    (bx0, by0), (bx1, by1) = b.min(0), b.max(0)
-    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
-    return inter > 0.5 * min((ax1 - ax0) * (ay1 - ay0), (bx1 - bx0) * (by1 - by0))
+    boxes = np.stack([np.concatenate([c.min(0), c.max(0)]) for c in (a, b)]).astype(np.float32)
+    return bool(intersection_matrix(boxes[:1], boxes[1:])[0, 0] > 0.5 * box_area(boxes).min())
 
 
 def _format_name(fmt) -> str:

@@ -380,8 +380,10 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
     # house number, a sponsor's name read as a shop sign) would be held for seconds: they go
     # before gap filling.
     quick_hits = quick_hits or {}
-    ocr_hits = {f: FaceContext().apply(d, concat([x for x in (hits.get(f), quick_hits.get(f)) if x is not None],
-                                                 class_names)) for f, d in ocr_hits.items()}  # fmt: skip
+    # What the fast tier saw on each of its frames, faces included (quick and full looks together).
+    looks = {f: concat([x for x in (hits.get(f), quick_hits.get(f)) if x is not None], class_names)
+             for f in set(hits) | set(quick_hits)}  # fmt: skip
+    ocr_hits = {f: FaceContext().apply(d, looks.get(f)) for f, d in ocr_hits.items()}
     hits = {f: FaceContext().apply(d, quick_hits.get(f)) for f, d in hits.items()}
     if readings:
         readings = {f: (whole_lines(lines, hw), weak) for f, (lines, weak) in readings.items()}
@@ -415,9 +417,7 @@ def plan_boxes(hits: dict[int, Detections], ocr_hits: dict[int, Detections], n: 
         plan = _merge_plans(plan, ocr_plan, class_names)
     # A box held over frames where a face is now seen is judged by that face like a hit on its
     # own frame: a shirt number held as a house number, a "plate" held over the face it boxed.
-    faces = {f: concat([x for x in (hits.get(f), quick_hits.get(f)) if x is not None], class_names)
-             for f in set(hits) | set(quick_hits)}  # fmt: skip
-    return face_judged(plan, faces, clip_motion, options.stride * options.full_look_every)
+    return face_judged(plan, looks, clip_motion, options.stride * options.full_look_every)
 
 
 def face_judged(plan: list[Detections], faces: dict[int, Detections], motion: ClipMotion, reach: int) -> list[Detections]:
