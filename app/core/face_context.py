@@ -10,9 +10,13 @@ A face that a face detector finds with confidence is evidence against two kinds 
   under the face. Such a sign on a wall behind the person is hidden by the person's body there,
   so what is seen is what the person wears. The torso is placed from the face by the
   proportions of an upright adult: shoulders about three head widths across, the trunk about
-  three and a half head heights below the chin. Plates are not dropped this way (a person
-  standing behind their car has the plate at the hip), nor cards, codes or documents (an ID badge
-  or a card held in front of the chest is private).
+  three and a half head heights below the chin. Cards, codes and documents are not dropped this
+  way (an ID badge or a card held in front of the chest is private).
+* **Worn plate** (``CHEST_PLATES``, a narrower ``TorsoRule``): a licence plate on the chest (down to
+  two face heights below the chin) that is narrower than two face widths. A car plate is 30–52 cm
+  wide, two to four face widths at the person's own depth and wider when nearer the camera; one
+  behind the person is hidden by the body; a car's plate is at hip height or lower (three or more
+  face heights below the chin). What is left is a sponsor's name or a number printed on a shirt.
 * **Covered face** (``FaceCoverRule``): a box of a class that never shows a face (a code, a plate,
   a house number, a street sign, a receipt, a parcel label, a signature, a payment card) that
   holds most of the face. An object in front of a face hides it, so the face would not be found;
@@ -59,6 +63,7 @@ class TorsoRule:
     collar: float = 0.25
     depth: float = 3.5
     inside: float = 0.8
+    max_width: float = float("inf")  # only boxes narrower than this many face widths count
 
     def torsos(self, faces_xyxy: np.ndarray) -> np.ndarray:
         """(F, 4) torso regions under (F, 4) face boxes."""
@@ -69,8 +74,17 @@ class TorsoRule:
                          f[:, 3] + self.depth * h], axis=1)  # fmt: skip
 
     def judged(self, boxes: np.ndarray, faces_xyxy: np.ndarray) -> np.ndarray:
-        """(N,) bool: (N, 4) ``boxes`` that lie on the torso under one of (F, 4) faces."""
-        return (inside_share(boxes, self.torsos(faces_xyxy)) >= self.inside).any(axis=1)
+        """(N,) bool: (N, 4) ``boxes`` that lie on the torso under one of (F, 4) faces (and are
+        narrower than ``max_width`` of that face's widths)."""
+        faces = np.asarray(faces_xyxy, np.float32).reshape(-1, 4)
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        worn = inside_share(boxes, self.torsos(faces)) >= self.inside
+        if np.isfinite(self.max_width):
+            worn &= (boxes[:, 2:3] - boxes[:, 0:1]) < self.max_width * (faces[:, 2] - faces[:, 0])[None]
+        return worn.any(axis=1)
+
+
+CHEST_PLATES = TorsoRule(classes=("license_plate",), depth=2.0, max_width=2.0)
 
 
 @dataclass(frozen=True)
@@ -87,17 +101,18 @@ class FaceCoverRule:
 
 @dataclass(frozen=True)
 class FaceContext:
-    """Both rules (either may be None), judged against faces of at least ``min_face_score``."""
+    """The three rules (any may be None), judged against faces of at least ``min_face_score``."""
 
     torso: TorsoRule | None = TorsoRule()
     cover: FaceCoverRule | None = FaceCoverRule()
+    chest: TorsoRule | None = CHEST_PLATES
     min_face_score: float = MIN_FACE_SCORE
 
     def contradicted(self, detections: Detections, faces: Detections | None = None) -> np.ndarray:
         """(N,) bool: boxes of ``JUDGED_SOURCES`` in ``detections`` that a confident face of
         ``detections``, or of ``faces`` (found on the same frame), shows to be wrong."""
         out = np.zeros(len(detections), bool)
-        rules = [r for r in (self.torso, self.cover) if r is not None]
+        rules = [r for r in (self.torso, self.cover, self.chest) if r is not None]
         if not len(detections) or not rules:
             return out
         face_xyxy = np.concatenate([_confident_faces(d, self.min_face_score) for d in (detections, faces) if d is not None])

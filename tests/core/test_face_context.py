@@ -38,11 +38,22 @@ def test_sign_classes_on_the_torso_under_a_confident_face_are_worn_prints(cls):
     assert kept_classes(out) == ["face"]
 
 
-@pytest.mark.parametrize("cls", ["license_plate", "qr_code", "payment_card", "id_card"])
-def test_plates_codes_cards_and_ids_on_the_torso_stay(cls):
-    # A person behind their car has the plate at the hip; a badge or a held card is private.
+@pytest.mark.parametrize("cls", ["qr_code", "payment_card", "id_card"])
+def test_codes_cards_and_ids_on_the_torso_stay(cls):
+    # A badge or a held card is private.
     out = FaceContext().apply(concat([face(), box(cls, ON_TORSO)], NAMES))
     assert kept_classes(out) == ["face", cls]
+
+
+def test_a_plate_narrower_than_two_faces_on_the_chest_is_a_worn_print_but_not_at_the_hip_or_wider():
+    # 1–1.8 face heights below the chin, 1.25 face widths wide: a shirt's print, not a car's plate.
+    assert kept_classes(FaceContext().apply(concat([face(), box("license_plate", ON_TORSO)], NAMES))) == ["face"]
+    hip = [95, 260, 145, 300]  # 2.2–3 face heights below the chin: a car behind which the person stands
+    wide = [50, 190, 170, 240]  # 3 face widths: as wide as a real plate at the person's depth, or nearer
+    for xyxy in (hip, wide):
+        out = FaceContext().apply(concat([face(), box("license_plate", xyxy)], NAMES))
+        assert kept_classes(out) == ["face", "license_plate"], xyxy
+    assert len(FaceContext(chest=None).apply(concat([face(), box("license_plate", ON_TORSO)], NAMES))) == 2
 
 
 def test_weak_faces_manual_boxes_and_boxes_off_the_torso_are_not_judged():
