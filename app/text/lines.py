@@ -3,8 +3,10 @@
 OCR gives a line box (a quadrilateral) and, when asked, word boxes. Characters inside a word
 get x-ranges apportioned by typical glyph width; a span's box runs from its first character's
 left edge to its last character's right edge, plus a small safety margin, within the line.
-Rotated lines (more than ``MAX_SKEW_DEG``) and vertical ones (a page photographed sideways) fall
-back to the whole line box: covering too much is better than missing a slanted span.
+A tilted line (more than ``MAX_SKEW_DEG``, up to ``MAX_TILT_DEG``: a sign or a page photographed at
+an angle) has its characters apportioned along the line's quadrilateral instead, and a span's box
+is the bounds of its slice of that quadrilateral. Steeper lines and vertical ones (a page
+photographed sideways) fall back to the whole line box, where the reading direction is unsure.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Sequence
 import numpy as np
 
 MAX_SKEW_DEG = 8.0
+MAX_TILT_DEG = 45.0
 NARROW = set("il1.,:;|!'`()[]{}IjftrJ ")
 WIDE = set("mwMW@%&OQGDH")
 
@@ -70,6 +73,27 @@ def is_vertical(line: TextLine) -> bool:
     return len(line.text.strip()) >= 3 and (y1 - y0) >= 1.5 * max(x1 - x0, 1e-6)
 
 
+def is_tilted(line: TextLine) -> bool:
+    """Whether ``line`` runs across the frame at a slant: its top edge more than ``MAX_SKEW_DEG``
+    and at most ``MAX_TILT_DEG`` off the horizontal, left to right, and not vertical."""
+    q = np.asarray(line.quad, np.float32).reshape(4, 2)
+    return MAX_SKEW_DEG < skew_degrees(q) <= MAX_TILT_DEG and q[1, 0] > q[0, 0] and not is_vertical(line)
+
+
+def tilted_span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35) -> np.ndarray:
+    """Bounds (4,) float32 of the slice of a tilted ``line``'s quad that holds ``text[start:end]``
+    (characters apportioned along the line by typical glyph width), grown by ``margin`` × the
+    average character's length on each side, within the quad."""
+    q = np.asarray(line.quad, np.float32).reshape(4, 2)
+    weights = np.array([char_weight(c) for c in line.text], np.float64)
+    edges = np.concatenate([[0.0], np.cumsum(weights)]) / weights.sum()
+    a, b = edges[start], edges[end]
+    grow = margin * (b - a) / (end - start)
+    a, b = max(0.0, a - grow), min(1.0, b + grow)
+    pts = np.stack([q[0] + a * (q[1] - q[0]), q[0] + b * (q[1] - q[0]), q[3] + a * (q[2] - q[3]), q[3] + b * (q[2] - q[3])])
+    return quad_to_xyxy(pts)
+
+
 def apportion(text: str, x0: float, x1: float) -> np.ndarray:
     """Left/right x of each character of ``text`` laid out over ``[x0, x1]``: (len(text), 2)."""
     weights = np.array([char_weight(c) for c in text], np.float64)
@@ -118,13 +142,18 @@ def char_boxes(line: TextLine, layout: list[tuple[int, str, np.ndarray]] | None 
 
 def span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35) -> np.ndarray:
     """Box (4,) float32 over ``line.text[start:end]``, grown by ``margin`` × the average character
-    width on each side and clipped to the line; the whole line box when the line is rotated or vertical."""
+    width on each side and clipped to the line; for a tilted line, the bounds of its slice of the
+    line (``tilted_span_xyxy``); the whole line box when the line is steeper or vertical."""
     line_box = quad_to_xyxy(line.quad)
-    if skew_degrees(line.quad) > MAX_SKEW_DEG or not line.text or is_vertical(line):
+    if not line.text:
         return line_box
     start, end = max(0, start), min(len(line.text), end)
     if end <= start:
         raise ValueError(f"empty span [{start}, {end}) in a line of {len(line.text)} characters")
+    if is_tilted(line):
+        return tilted_span_xyxy(line, start, end, margin)
+    if skew_degrees(line.quad) > MAX_SKEW_DEG or is_vertical(line):
+        return line_box
     layout = _word_layout(line)
     boxes = char_boxes(line, layout)[start:end]
     width = float(boxes[:, 2].max() - boxes[:, 0].min()) / max(end - start, 1)

@@ -20,7 +20,7 @@ from app.core.policy import TEXT_PII
 from app.text.classifier import LineReading, TextPiiClassifier
 from app.text.layout import line_contexts
 from app.text.ink import line_ink_xyxy
-from app.text.lines import TextLine, is_vertical, span_xyxy
+from app.text.lines import TextLine, is_tilted, is_vertical, span_xyxy
 from app.text.recognisers import find_pii
 from app.text.regions import (DOCUMENT_CLASSES, Region, address_blocks, document_fields, looks_like_document, mrz_regions,
                               read_detector_box, reads_as_ordinary_text, template_spans_inside)  # fmt: skip
@@ -59,6 +59,8 @@ def span_box_function(frame: np.ndarray):
     line_ink: dict[int, np.ndarray] = {}
 
     def box(line: TextLine, start: int, end: int) -> np.ndarray:
+        if is_tilted(line):  # its box's bounds cross other characters' ink: no ink fit
+            return span_xyxy(line, start, end)
         vertical = is_vertical(line)
         if id(line) not in line_ink:
             line_ink[id(line)] = line_ink_xyxy(frame, span_xyxy(line, 0, len(line.text)), vertical)

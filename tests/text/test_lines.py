@@ -43,10 +43,24 @@ def test_span_box_without_word_boxes_apportions_line():
     assert box[0] > 45 and box[2] == pytest.approx(90)
 
 
-def test_rotated_line_falls_back_to_whole_line():
+def test_a_tilted_line_boxes_the_span_on_its_slice_of_the_line():
+    # 22° up-slope line, 100 px along, "abcdeghkno" of equal widths: "egh" is 40–70 % along it.
     q = np.array([[0, 0], [100, 40], [96, 50], [-4, 10]], np.float32)
-    box = span_xyxy(TextLine("abcdef", q), 2, 3)
-    assert box.tolist() == [-4, 0, 100, 50]
+    box = span_xyxy(TextLine("abcdeghkno", q), 4, 7, margin=0)
+    top, bottom = q[0] + 0.4 * (q[1] - q[0]), q[3] + 0.7 * (q[2] - q[3])
+    assert np.allclose(box, [q[3, 0] + 0.4 * (q[2, 0] - q[3, 0]), top[1], q[0, 0] + 0.7 * (q[1, 0] - q[0, 0]), bottom[1]], atol=1e-4)
+    line_box = np.array([-4, 0, 100, 50], np.float32)
+    area = lambda b: (b[2] - b[0]) * (b[3] - b[1])  # noqa: E731
+    assert area(box) < 0.4 * area(line_box)
+    grown = span_xyxy(TextLine("abcdeghkno", q), 4, 7)  # the default margin stays inside the line
+    assert grown[0] < box[0] and grown[2] > box[2] and grown[0] >= -4 and grown[2] <= 100
+
+
+def test_steep_and_upside_down_lines_fall_back_to_whole_line():
+    steep = np.array([[0, 0], [40, 100], [30, 104], [-10, 4]], np.float32)  # 68°
+    assert span_xyxy(TextLine("abcdef", steep), 2, 3).tolist() == [-10, 0, 40, 104]
+    flipped = np.array([[100, 50], [0, 10], [4, 0], [104, 40]], np.float32)  # read right to left
+    assert span_xyxy(TextLine("abcdef", flipped), 2, 3).tolist() == [0, 0, 104, 50]
 
 
 def test_empty_span_is_an_error():
