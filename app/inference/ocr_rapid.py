@@ -31,7 +31,7 @@ from app.text.lines import TextLine
 from app.text.model import TextModelError, load_model
 from app.text.screen import ScreenReading, read_screen, refine
 from app.inference.documents_text import DOCUMENT_REGION_CLASSES, attach_portraits, document_candidates
-from app.inference.plates_text import PLATE_CLASSES, confirm_plates, plate_candidates
+from app.inference.plates_text import PLATE_CLASSES, confirm_plates, drop_road_sign_plates, plate_candidates
 from app.inference.shop_signs_text import SHOP_SIGN_CLASSES, drop_parts_of_objects, shop_sign_candidates
 from app.inference.signatures_text import SIGNATURE_CLASSES, signature_candidates
 from app.inference.signs_text import SIGN_CLASSES, sign_candidates
@@ -255,14 +255,17 @@ class OcrPiiDetector:
         """The fused detections of all detectors on the frame last passed to ``detect``, adjusted
         by this reading: fields of detector-boxed documents added, detector text boxes cut to the
         lines the reading backs or dropped, plate candidates inside the detector's plate boxes confirmed,
-        ID regions read from text widened to the holder's photo beside them, house numbers on a plate and signs on a code dropped."""
+        ID regions read from text widened to the holder's photo beside them, house numbers on a plate
+        and signs on a code dropped, the detector's plate boxes over a road sign's words (STOP) dropped."""
         reading, self.last_reading = self.last_reading, ScreenReading(self.last_reading.readings)
         fused = refine(fused, reading)
         if self.settings.documents:
             fused = attach_portraits(fused)
         if self.settings.shop_signs:
             fused = drop_parts_of_objects(fused)
-        return confirm_plates(fused) if self.settings.plates else fused
+        if self.settings.plates:
+            fused = confirm_plates(drop_road_sign_plates(fused, self.last_lines))
+        return fused
 
 
 class UnreadLines:

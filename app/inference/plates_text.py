@@ -25,6 +25,9 @@ from app.core.geometry import clip_xyxy
 from app.text.lines import TextLine, quad_to_xyxy
 
 PLATE_CLASSES = ("license_plate",)
+# The words of the regulatory road signs seen in every street scene: no plate's or business's text.
+ROAD_SIGN_WORDS = frozenset({"stop", "стоп", "yield", "give way", "one way", "no entry", "do not enter", "wrong way",
+                             "no parking", "exit", "slow"})  # fmt: skip
 SEPARATORS = " -·•"  # not ":" or ".": times, prices, dates and labels ("RATE: 12.5") use them
 RUNS = re.compile(r"[A-Z]+|[0-9]+")
 
@@ -143,6 +146,32 @@ def plate_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: PlateR
         boxes.append(plate_box(line.quad, hw, rules))
         scores.append(rules.score * min(1.0, 0.5 + 0.5 * line.score))
     return Detections.from_lists(PLATE_CLASSES, Source.OCR, boxes, scores)
+
+
+def road_sign_text(text: str) -> bool:
+    """Whether ``text`` is a regulatory road sign's words ("STOP", "One Way"), whole."""
+    return " ".join(text.lower().split()) in ROAD_SIGN_WORDS
+
+
+def drop_road_sign_plates(fused: Detections, lines: Sequence[TextLine], min_line_score: float = 0.8) -> Detections:
+    """``fused`` without the VPD detector's ``license_plate`` boxes that hold a line clearly read
+    (``min_line_score``) as a road sign's words and no line read as a plate's: a red octagon that
+    says STOP has a plate's outline and contrast, but a plate never says STOP."""
+    if not len(fused) or "license_plate" not in fused.class_names or not lines:
+        return fused
+    plates = np.flatnonzero((fused.class_ids == fused.class_names.index("license_plate")) & (fused.sources == Source.DETECTOR))
+    if not len(plates):
+        return fused
+    boxes = np.stack([quad_to_xyxy(l.quad) for l in lines])
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    sign = np.array([l.score >= min_line_score and road_sign_text(l.text) for l in lines])
+    plate_like = np.array([plate_text(l.text) is not None for l in lines])
+    drop = np.zeros(len(fused), bool)
+    for i in plates:
+        x0, y0, x1, y1 = fused.xyxy[i]
+        inside = (centres[:, 0] >= x0) & (centres[:, 0] <= x1) & (centres[:, 1] >= y0) & (centres[:, 1] <= y1)
+        drop[i] = bool((inside & sign).any() and not (inside & plate_like).any())
+    return fused.take(~drop) if drop.any() else fused
 
 
 def confirm_plates(fused: Detections, rules: PlateRules = PlateRules()) -> Detections:

@@ -25,7 +25,7 @@ import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.geometry import box_area, clip_xyxy, connected_groups
-from app.inference.plates_text import _edges, looks_rendered, plate_text
+from app.inference.plates_text import _edges, looks_rendered, plate_text, road_sign_text
 from app.inference.signs_text import street_name
 from app.text.lines import TextLine, quad_to_xyxy
 
@@ -36,9 +36,6 @@ SHOP_SIGN_CLASSES = ("shop_sign", "house_number")
 HOUSE_NUMBER = re.compile(r"^(?:no\.?\s?|№\s?|nr\.?\s?)?\d{1,4}(?:\s?[^\W\d_])?(?:\s?/\s?\d{1,3})?$", re.IGNORECASE)
 UNIT_LETTERS = frozenset("pрmмkкgгhч")
 NOT_HOUSE_NUMBERS = frozenset({"24/7"})
-# The words of the regulatory road signs seen in every street scene: no business's name.
-ROAD_SIGN_WORDS = frozenset({"stop", "стоп", "yield", "give way", "one way", "no entry", "do not enter", "wrong way",
-                             "no parking", "exit", "slow"})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -117,7 +114,7 @@ def _sign_line(line: TextLine, rules: FacadeRules) -> bool:
     if len(text) < rules.min_read_share * width / max(height, 1e-6):
         return width >= rules.min_unread_aspect * height
     return (sign_text(text, rules) and plate_text(text) is None and not street_name(text)
-            and " ".join(text.lower().split()) not in ROAD_SIGN_WORDS)  # fmt: skip
+            and not road_sign_text(text))  # fmt: skip
 
 
 def _big_line(xyxy: np.ndarray, quad: np.ndarray, hw: tuple[int, int], rules: FacadeRules) -> bool:

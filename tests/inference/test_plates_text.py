@@ -119,3 +119,25 @@ def test_detector_plate_boxes_of_any_score_confirm_text_candidates():
     from app.core.detections import concat
 
     assert det.refine(concat([found, seen])).scores.max() == pytest.approx(PlateRules().confirmed_score)
+
+
+def test_detector_plate_boxes_over_a_road_sign_word_go_but_not_over_a_plate_or_a_weak_read():
+    from app.core.detections import Detections, concat
+    from app.inference.plates_text import drop_road_sign_plates
+
+    names = ("license_plate",)
+    boxes = np.array([[100, 100, 300, 200], [400, 100, 600, 200], [700, 100, 900, 200]], np.float32)
+    fused = Detections(boxes, np.array([0.6, 0.6, 0.6]), np.array([0, 0, 0]), names,
+                       sources=np.full(3, Source.DETECTOR, np.int8))  # fmt: skip
+    lines = [TextLine("STOP", quad(150, 130, 250, 170), 0.97),  # a stop sign
+             TextLine("Stop", quad(450, 120, 550, 150), 0.95), TextLine("KX 482 TB", quad(440, 160, 560, 190), 0.9),
+             TextLine("STOP", quad(750, 130, 850, 170), 0.4)]  # read too weakly to say  # fmt: skip
+    assert drop_road_sign_plates(fused, lines).xyxy.tolist() == boxes[1:].tolist()
+    assert len(drop_road_sign_plates(fused, [])) == 3
+    ocr_plate = Detections(boxes[:1], np.array([0.3]), np.array([0]), names, sources=np.array([Source.OCR], np.int8))
+    assert len(drop_road_sign_plates(concat([ocr_plate]), lines)) == 1  # only the detector's boxes are judged
+    # through the OCR detector's refine step, on the frame it last read
+    engine = FakeOcrEngine([("STOP", quad(150, 130, 250, 170), 0.97)])
+    det = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False))
+    found = det.detect(noisy_photo())
+    assert "license_plate" not in det.refine(concat([found, fused.take(np.array([0]))])).labels
