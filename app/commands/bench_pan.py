@@ -207,17 +207,17 @@ def score_file(clip: PanClip, output: Path, drawn: dict[int, list[Region]] | Non
 
 
 def bench_pan_export(clips: list[PanClip], work: Path, deface: str | None, repeats: int = 1,
-                     variants: Sequence[str] = ()) -> None:  # fmt: skip
-    """Export each clip with ``vpd-redact video`` (defaults), with each of ``variants`` (extra
-    ``vpd-redact video`` arguments, e.g. ``"--stride 4"``) and with deface, alternating; print
-    figures."""
+                     variants: Sequence[str] = (), base_args: Sequence[str] = ()) -> None:  # fmt: skip
+    """Export each clip with ``vpd-redact video`` (defaults, plus ``base_args`` such as
+    ``--model``), with each of ``variants`` (extra ``vpd-redact video`` arguments, e.g.
+    ``"--stride 4"``) and with deface, alternating; print figures."""
     for clip in clips:
         for rep in range(repeats):
             tools = []
             for k, extra in enumerate(["", *variants]):
                 boxes = work / f"{clip.path.stem}_ours{k}_{rep}_boxes.jsonl"
                 label = f"ours [{extra}]" if extra else "ours"
-                tools.append((label, f"ours{k}", boxes, [sys.executable, "-m", "app", "video", str(clip.path),
+                tools.append((label, f"ours{k}", boxes, [sys.executable, "-m", "app", "video", str(clip.path), *base_args,
                                                          *shlex.split(extra), "--boxes-json", str(boxes), "-o"]))  # fmt: skip
             if deface:
                 tools.append(("deface", "deface", None, [deface, str(clip.path), "--replacewith", "solid", "-o"]))

@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
                 deface = shutil.which(args.deface) if args.deface else None
                 if args.deface and deface is None:
                     print(f"note: {args.deface!r} not found; deface not compared")
-                bench_pan_export(clips, work, deface, args.repeats, args.export_variant)
+                model = ["--model", str(args.model)] if args.model else []  # the model the other parts measure
+                bench_pan_export(clips, work, deface, args.repeats, args.export_variant, model)
             if "pan-live" in parts:
                 bench_pan_live(clips, pipeline, LiveOptions(hold_s=args.hold, fps=30.0,
                                                             full_look_every=args.live_full_look_every))

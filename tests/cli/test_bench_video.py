@@ -169,3 +169,21 @@ def test_live_leak_breakdown_tells_the_sweep_from_held_and_detected_boxes():
                       "text unread (OCR pending)"]
     paused = SimpleNamespace(protected=False, hidden=None, stale_regions=None, text_regions=None, unread_text=None)
     assert [label for label, _ in _labelled(paused, Pipeline([]), (60, 80))] == ["paused (whole frame)"]
+
+
+def test_pan_export_runs_the_export_with_the_model_it_was_given(tmp_path, monkeypatch, capsys):
+    import app.commands.bench_pan as bench_pan
+
+    img = np.full((600, 1200, 3), 128, np.uint8)
+    clip = make_pan_clip(_write(tmp_path / "pic.png", img), np.array([[400, 250, 560, 300]]), tmp_path / "pan.mp4",
+                         frames=3)  # fmt: skip
+    commands = []
+
+    def fake_run(cmd):
+        commands.append(cmd)
+        return bench_pan.RunCost(1.0, 1.0, 1.0, 1, "no export here")
+
+    monkeypatch.setattr(bench_pan, "run_measured", fake_run)
+    bench_pan.bench_pan_export([clip], tmp_path, None, 1, ["--stride 4"], ["--model", "cand.onnx"])
+    assert len(commands) == 2 and all(c[c.index("--model") + 1] == "cand.onnx" for c in commands)
+    assert "--stride" in commands[1] and "FAILED" in capsys.readouterr().out  # a failed export says so
