@@ -296,8 +296,9 @@ class FirstPass:
 
 def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions, progress: Progress | None = None,
                        cancel: threading.Event | None = None) -> FirstPass:  # fmt: skip
-    """Pass 1: detections on every stride-th frame, OCR on every OCR-stride-th frame and the
-    measured motion of every frame."""
+    """Pass 1: detections on every stride-th frame, OCR on every OCR-stride-th frame and on the
+    last frame (text that came into view after the last scheduled read is read there, and its
+    boxes are held back over the frames before), and the measured motion of every frame."""
     fast, slow = split_slow_detectors(pipeline.detectors)
     fast, quickable = options.split_quick(fast)
     inp = open_video_input(source, want_audio=False)
@@ -306,7 +307,7 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
     ocr_hits: dict[int, Detections] = {}
     quick_hits: dict[int, Detections] = {}
     readings: dict[int, tuple[list, float]] = {}
-    n, hw = 0, None
+    n, hw, last = 0, None, None
     est = 2 * inp.est_frames if inp.est_frames else None
     motion = MotionEstimator(history=2)
     offsets: list[np.ndarray] = []
@@ -328,9 +329,13 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
             if run_ocr:
                 ocr_hits[n] = _hidden(pipeline, slow, pixels)
                 readings.update({n: r for r in map(_reading_of, slow) if r is not None})
+            last = pixels
             n += 1
             if progress:
                 progress(n, est)
+        if slow and last is not None and (n - 1) not in ocr_hits:
+            ocr_hits[n - 1] = _hidden(pipeline, slow, last)
+            readings.update({n - 1: r for r in map(_reading_of, slow) if r is not None})
     finally:
         inp.container.close()
     if n == 0 or hw is None:
