@@ -10,13 +10,17 @@ A face that a face detector finds with confidence is evidence against two kinds 
   under the face. Such a sign on a wall behind the person is hidden by the person's body there,
   so what is seen is what the person wears. The torso is placed from the face by the
   proportions of an upright adult: shoulders about three head widths across, the trunk about
-  three and a half head heights below the chin. Cards, codes and documents are not dropped this
-  way (an ID badge or a card held in front of the chest is private).
+  three and a half head heights below the chin. Cards, documents and badge-sized codes are not
+  dropped this way (an ID badge or a card held in front of the chest is private).
 * **Worn plate** (``CHEST_PLATES``, a narrower ``TorsoRule``): a licence plate on the chest (down to
   two face heights below the chin) that is narrower than two face widths. A car plate is 30–52 cm
   wide, two to four face widths at the person's own depth and wider when nearer the camera; one
   behind the person is hidden by the body; a car's plate is at hip height or lower (three or more
   face heights below the chin). What is left is a sponsor's name or a number printed on a shirt.
+* **Worn code print** (``LARGE_CODES``): an undecoded QR code or barcode on the torso at least two
+  face widths wide. A badge's or a held card's code is a few centimetres, under one face width
+  even held toward the camera; one that spans the chest is a print on the shirt (or a poster),
+  and a code meant to be scanned there decodes (decoded codes are never judged).
 * **Covered face** (``FaceCoverRule``): a box of a class that never shows a face (a code, a plate,
   a house number, a street sign, a receipt, a parcel label, a signature, a payment card) that
   holds most of the face. An object in front of a face hides it, so the face would not be found;
@@ -64,6 +68,7 @@ class TorsoRule:
     depth: float = 3.5
     inside: float = 0.8
     max_width: float = float("inf")  # only boxes narrower than this many face widths count
+    min_width: float = 0.0  # only boxes at least this many face widths wide count
 
     def torsos(self, faces_xyxy: np.ndarray) -> np.ndarray:
         """(F, 4) torso regions under (F, 4) face boxes."""
@@ -75,16 +80,20 @@ class TorsoRule:
 
     def judged(self, boxes: np.ndarray, faces_xyxy: np.ndarray) -> np.ndarray:
         """(N,) bool: (N, 4) ``boxes`` that lie on the torso under one of (F, 4) faces (and are
-        narrower than ``max_width`` of that face's widths)."""
+        narrower than ``max_width`` and at least ``min_width`` of that face's widths)."""
         faces = np.asarray(faces_xyxy, np.float32).reshape(-1, 4)
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         worn = inside_share(boxes, self.torsos(faces)) >= self.inside
+        widths, face_widths = boxes[:, 2:3] - boxes[:, 0:1], (faces[:, 2] - faces[:, 0])[None]
         if np.isfinite(self.max_width):
-            worn &= (boxes[:, 2:3] - boxes[:, 0:1]) < self.max_width * (faces[:, 2] - faces[:, 0])[None]
+            worn &= widths < self.max_width * face_widths
+        if self.min_width > 0:
+            worn &= widths >= self.min_width * face_widths
         return worn.any(axis=1)
 
 
 CHEST_PLATES = TorsoRule(classes=("license_plate",), depth=2.0, max_width=2.0)
+LARGE_CODES = TorsoRule(classes=("qr_code", "barcode"), min_width=2.0)
 
 
 @dataclass(frozen=True)
@@ -101,18 +110,19 @@ class FaceCoverRule:
 
 @dataclass(frozen=True)
 class FaceContext:
-    """The three rules (any may be None), judged against faces of at least ``min_face_score``."""
+    """The four rules (any may be None), judged against faces of at least ``min_face_score``."""
 
     torso: TorsoRule | None = TorsoRule()
     cover: FaceCoverRule | None = FaceCoverRule()
     chest: TorsoRule | None = CHEST_PLATES
+    codes: TorsoRule | None = LARGE_CODES
     min_face_score: float = MIN_FACE_SCORE
 
     def contradicted(self, detections: Detections, faces: Detections | None = None) -> np.ndarray:
         """(N,) bool: boxes of ``JUDGED_SOURCES`` in ``detections`` that a confident face of
         ``detections``, or of ``faces`` (found on the same frame), shows to be wrong."""
         out = np.zeros(len(detections), bool)
-        rules = [r for r in (self.torso, self.cover, self.chest) if r is not None]
+        rules = [r for r in (self.torso, self.cover, self.chest, self.codes) if r is not None]
         if not len(detections) or not rules:
             return out
         face_xyxy = np.concatenate([_confident_faces(d, self.min_face_score) for d in (detections, faces) if d is not None])

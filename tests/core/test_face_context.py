@@ -10,7 +10,7 @@ from app.core.gapfill import ClipMotion
 from app.core.pipeline import detect_all
 from app.media.video_export import ExportOptions, plan_boxes
 
-NAMES = ("face", "house_number", "shop_sign", "license_plate", "qr_code", "id_card", "payment_card")
+NAMES = ("face", "house_number", "shop_sign", "license_plate", "qr_code", "id_card", "payment_card", "barcode")
 FACE = [100, 100, 140, 150]  # 40 × 50 px: torso x 60–180, y 137.5–325
 ON_TORSO = [95, 200, 145, 240]
 AWAY = [400, 200, 450, 240]
@@ -43,6 +43,17 @@ def test_codes_cards_and_ids_on_the_torso_stay(cls):
     # A badge or a held card is private.
     out = FaceContext().apply(concat([face(), box(cls, ON_TORSO)], NAMES))
     assert kept_classes(out) == ["face", cls]
+
+
+def test_an_undecoded_code_as_wide_as_the_chest_is_a_print_but_a_badge_sized_or_decoded_one_stays():
+    chest_wide = [55, 160, 175, 300]  # 3 face widths: a print on the shirt
+    for cls in ("qr_code", "barcode"):
+        assert kept_classes(FaceContext().apply(concat([face(), box(cls, chest_wide)], NAMES))) == ["face"], cls
+    decoded = box("qr_code", chest_wide, 1.0)  # a code meant to be scanned there decodes
+    assert kept_classes(FaceContext().apply(concat([face(), decoded], NAMES))) == ["face", "qr_code"]
+    badge = box("qr_code", [105, 200, 135, 230])  # under one face width
+    assert kept_classes(FaceContext().apply(concat([face(), badge], NAMES))) == ["face", "qr_code"]
+    assert len(FaceContext(codes=None).apply(concat([face(), box("qr_code", chest_wide)], NAMES))) == 2
 
 
 def test_a_plate_narrower_than_two_faces_on_the_chest_is_a_worn_print_but_not_at_the_hip_or_wider():
