@@ -26,7 +26,9 @@ evidence against it:
   on a rendered screen (flat colour inside the box, ``drawn``) a card is drawn by an app,
   and what makes it private is the number printed on it. A weak ``payment_card`` box on flat
   colour with no ``card_number`` box of the detector inside is a UI card (a message row, a
-  profile card, a banner) and is dropped.
+  profile card, a banner) and is dropped. So is one that is not card-shaped: an app draws a card
+  at its ISO 7810 ID-1 shape (85.6 × 54 mm, 1.59:1), and a weak box of another shape over a
+  number is a list or a panel (its number has a box of its own).
 
 * Street objects on screens (``StreetObjectEvidence``): a house number is on a wall and a shop
   sign on a façade; a camera sees them, an app does not draw them. A detector ``house_number`` or
@@ -159,17 +161,19 @@ class CodeEvidence:
 
 @dataclass(frozen=True)
 class RenderedCardEvidence:
-    """Weak detector payment-card boxes on a rendered screen with no card number inside (see the
-    module). ``flat_share``: the test of ``drawn``; ``inside``: share of a
-    ``card_number`` box's area that must lie within the card box."""
+    """Weak detector payment-card boxes on a rendered screen with no card number inside or not
+    card-shaped (see the module). ``flat_share``: the test of ``drawn``; ``inside``: share of a
+    ``card_number`` box's area that must lie within the card box; ``aspect``: long side / short
+    side of a card-shaped box (ID-1 is 1.59, a loose or tight box ± 20 %)."""
 
     strong_score: float = 0.5
     flat_share: float = 0.6
     inside: float = 0.5
+    aspect: tuple[float, float] = (1.3, 1.9)
 
     def numberless_ui_cards(self, detections: Detections, frame: np.ndarray) -> np.ndarray:
         """(N,) bool: weak ``payment_card`` boxes of the detector that lie on flat colour in
-        ``frame`` and hold no ``card_number`` box of ``detections``."""
+        ``frame`` and hold no ``card_number`` box of ``detections`` or are not card-shaped."""
         out = np.zeros(len(detections), bool)
         names = detections.class_names
         if not len(detections) or "payment_card" not in names:
@@ -179,7 +183,10 @@ class RenderedCardEvidence:
         numbers = detections.xyxy[detections.class_ids == names.index("card_number")] if "card_number" in names else \
             np.zeros((0, 4), np.float32)  # fmt: skip
         for i in np.flatnonzero(cards):
-            if _holds_any(detections.xyxy[i], numbers, self.inside):
+            x0, y0, x1, y1 = detections.xyxy[i]
+            long, short = max(x1 - x0, y1 - y0), max(min(x1 - x0, y1 - y0), 1e-6)
+            shaped = self.aspect[0] <= long / short <= self.aspect[1]
+            if shaped and _holds_any(detections.xyxy[i], numbers, self.inside):
                 continue
             out[i] = drawn(frame, detections.xyxy[i], self.flat_share)
         return out

@@ -85,22 +85,25 @@ def test_weak_qr_boxes_in_a_photo_large_enough_to_decode_must_decode():
 
 
 def _screen_with_card() -> np.ndarray:
-    """A rendered screen: white, one grey rounded 'card' (a UI list row) with a dark text bar."""
+    """A rendered screen: white, one grey rounded 'card' (ID-1 shaped, 1.6:1) with a dark text bar."""
     frame = np.full((400, 600, 3), 255, np.uint8)
-    cv2.rectangle(frame, (50, 50), (450, 200), (235, 235, 235), -1)
+    cv2.rectangle(frame, (50, 50), (370, 250), (235, 235, 235), -1)
     cv2.rectangle(frame, (80, 100), (300, 120), (30, 30, 30), -1)
     return frame
 
 
-def test_weak_payment_cards_on_a_rendered_screen_need_a_card_number():
+def test_weak_payment_cards_on_a_rendered_screen_need_a_card_number_and_a_cards_shape():
     screen = _screen_with_card()
-    card = [50, 50, 450, 200]
+    card = [50, 50, 370, 250]
     check = RenderedCardEvidence()
     assert check.numberless_ui_cards(dets([card], [0.3], [2]), screen).tolist() == [True]
     assert len(check.apply(dets([card], [0.3], [2]), screen)) == 0
     assert check.numberless_ui_cards(dets([card], [0.8], [2]), screen).tolist() == [False]  # confident
     with_number = dets([card, [80, 100, 300, 120]], [0.3, 0.2], [2, 3])
     assert check.numberless_ui_cards(with_number, screen).tolist() == [False, False]
+    # a weak box over a whole list or panel, a number inside or not, is no card an app drew
+    panel = dets([[40, 40, 440, 360], [80, 100, 300, 120]], [0.3, 0.2], [2, 3])
+    assert check.numberless_ui_cards(panel, screen).tolist() == [True, False]
     photo = np.random.default_rng(1).integers(0, 255, screen.shape, dtype=np.uint8)  # camera noise: no screen
     assert check.numberless_ui_cards(dets([card], [0.3], [2]), photo).tolist() == [False]
     screen[50:200, 50:450] = photo[50:200, 50:450]  # a photo of a card shown on a screen
