@@ -109,6 +109,14 @@ def inside_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return intersection_matrix(a, b) / np.maximum(box_area(a), 1e-6)[:, None]
 
 
+def centres_inside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(N, M) bool: whether the centre of each of (N, 4) boxes ``a`` lies in each of (M, 4) boxes
+    ``b`` (edges included)."""
+    a, b = np.asarray(a, np.float32).reshape(-1, 4), np.asarray(b, np.float32).reshape(-1, 4)
+    c = (a[:, None, :2] + a[:, None, 2:]) / 2
+    return ((c >= b[None, :, :2]) & (c <= b[None, :, 2:])).all(axis=2)
+
+
 def connected_groups(linked: np.ndarray) -> list[list[int]]:
     """Connected groups of a symmetric (N, N) bool "linked" matrix (only its upper triangle is
     read): lists of indices, each ascending, groups ordered by their first index."""

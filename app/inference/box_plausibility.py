@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from app.core.detections import Detections, Source
-from app.core.geometry import frame_share
+from app.core.geometry import centres_inside, frame_share
 
 # 99.5th percentile of box area / image area per class over data/synth-10k labels (train, val,
 # test, real_test: 10,000 synthetic crops + 1,327 real photos), measured on 2026-11-30 with
@@ -83,13 +83,10 @@ def undecoded_large_codes(fused: Detections, decoded_xyxy: np.ndarray, hw: tuple
         return out
     candidates = np.isin(fused.class_ids, codes) & (fused.sources == Source.DETECTOR)
     candidates &= frame_share(fused.xyxy, hw) > large_share
-    centres = (decoded_xyxy[:, :2] + decoded_xyxy[:, 2:]) / 2 if len(decoded_xyxy) else np.zeros((0, 2))
     for i in np.flatnonzero(candidates):
-        x0, y0, x1, y1 = fused.xyxy[i]
         if len(decoded_xyxy) and np.all(np.isclose(decoded_xyxy, fused.xyxy[i]), axis=1).any():
             continue  # the decoder's own box
-        inside = (centres[:, 0] >= x0) & (centres[:, 0] <= x1) & (centres[:, 1] >= y0) & (centres[:, 1] <= y1)
-        out[i] = not inside.any()
+        out[i] = not centres_inside(decoded_xyxy, fused.xyxy[i]).any()
     return out
 
 

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from app.core.detections import Detections, Source
-from app.core.geometry import clip_xyxy
+from app.core.geometry import centres_inside, clip_xyxy
 from app.text.lines import TextLine, quad_to_xyxy
 
 PLATE_CLASSES = ("license_plate",)
@@ -162,15 +162,11 @@ def drop_road_sign_plates(fused: Detections, lines: Sequence[TextLine], min_line
     plates = np.flatnonzero((fused.class_ids == fused.class_names.index("license_plate")) & (fused.sources == Source.DETECTOR))
     if not len(plates):
         return fused
-    boxes = np.stack([quad_to_xyxy(l.quad) for l in lines])
-    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    sign = np.array([l.score >= min_line_score and road_sign_text(l.text) for l in lines])
-    plate_like = np.array([plate_text(l.text) is not None for l in lines])
+    inside = centres_inside(np.stack([quad_to_xyxy(l.quad) for l in lines]), fused.xyxy[plates])  # (lines, plates)
+    sign = np.array([l.score >= min_line_score and road_sign_text(l.text) for l in lines])[:, None]
+    plate_like = np.array([plate_text(l.text) is not None for l in lines])[:, None]
     drop = np.zeros(len(fused), bool)
-    for i in plates:
-        x0, y0, x1, y1 = fused.xyxy[i]
-        inside = (centres[:, 0] >= x0) & (centres[:, 0] <= x1) & (centres[:, 1] >= y0) & (centres[:, 1] <= y1)
-        drop[i] = bool((inside & sign).any() and not (inside & plate_like).any())
+    drop[plates] = (inside & sign).any(0) & ~(inside & plate_like).any(0)
     return fused.take(~drop) if drop.any() else fused
 
 
@@ -187,9 +183,7 @@ def confirm_plates(fused: Detections, rules: PlateRules = PlateRules()) -> Detec
     seen = fused.xyxy[is_plate & (fused.sources == Source.DETECTOR)]
     if not len(candidates) or not len(seen):
         return fused
-    centres = (fused.xyxy[candidates, :2] + fused.xyxy[candidates, 2:]) / 2
-    inside = ((centres[:, None, 0] >= seen[None, :, 0]) & (centres[:, None, 0] <= seen[None, :, 2])
-              & (centres[:, None, 1] >= seen[None, :, 1]) & (centres[:, None, 1] <= seen[None, :, 3])).any(1)  # fmt: skip
+    inside = centres_inside(fused.xyxy[candidates], seen).any(1)
     if not inside.any():
         return fused
     scores = fused.scores.copy()

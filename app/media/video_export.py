@@ -312,6 +312,11 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
     motion = MotionEstimator(history=2)
     offsets: list[np.ndarray] = []
     variance: list[float] = []
+
+    def read_text(i: int, pixels: np.ndarray) -> None:
+        ocr_hits[i] = _hidden(pipeline, slow, pixels)
+        readings.update({i: r for r in map(_reading_of, slow) if r is not None})
+
     try:
         for frame in decoded_frames(inp, source):
             _check_cancel(cancel)
@@ -327,15 +332,13 @@ def collect_first_pass(source: Path, pipeline: Pipeline, options: ExportOptions,
                 if quickable:
                     quick_hits[n] = _hidden(pipeline, quickable, pixels, options.quick_look(n))
             if run_ocr:
-                ocr_hits[n] = _hidden(pipeline, slow, pixels)
-                readings.update({n: r for r in map(_reading_of, slow) if r is not None})
+                read_text(n, pixels)
             last = pixels
             n += 1
             if progress:
                 progress(n, est)
         if slow and last is not None and (n - 1) not in ocr_hits:
-            ocr_hits[n - 1] = _hidden(pipeline, slow, last)
-            readings.update({n - 1: r for r in map(_reading_of, slow) if r is not None})
+            read_text(n - 1, last)
     finally:
         inp.container.close()
     if n == 0 or hw is None:
@@ -433,9 +436,14 @@ def face_judged(plan: list[Detections], faces: dict[int, Detections], motion: Cl
     seen = np.array(sorted(faces))
     if not len(seen):
         return plan
+    # the nearest detector frame of each frame (the earlier one on a tie), found in one sorted pass
+    after = np.clip(np.searchsorted(seen, np.arange(len(plan))), 0, len(seen) - 1)
+    before = np.clip(after - 1, 0, len(seen) - 1)
+    frames = np.arange(len(plan))
+    nearest = np.where(np.abs(seen[before] - frames) <= np.abs(seen[after] - frames), seen[before], seen[after])
     out = []
     for f, dets in enumerate(plan):
-        g = int(seen[np.argmin(np.abs(seen - f))])
+        g = int(nearest[f])
         if not len(dets) or abs(g - f) > reach or motion.error(f, g, 3.0) > MAX_CARRY_ERROR_PX:
             out.append(dets)
             continue

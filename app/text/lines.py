@@ -85,9 +85,8 @@ def tilted_span_xyxy(line: TextLine, start: int, end: int, margin: float = 0.35)
     (characters apportioned along the line by typical glyph width), grown by ``margin`` × the
     average character's length on each side, within the quad."""
     q = np.asarray(line.quad, np.float32).reshape(4, 2)
-    weights = np.array([char_weight(c) for c in line.text], np.float64)
-    edges = np.concatenate([[0.0], np.cumsum(weights)]) / weights.sum()
-    a, b = edges[start], edges[end]
+    chars = apportion(line.text, 0.0, 1.0)  # each character's stretch of the line, 0-1
+    a, b = float(chars[start, 0]), float(chars[end - 1, 1])
     grow = margin * (b - a) / (end - start)
     a, b = max(0.0, a - grow), min(1.0, b + grow)
     pts = np.stack([q[0] + a * (q[1] - q[0]), q[0] + b * (q[1] - q[0]), q[3] + a * (q[2] - q[3]), q[3] + b * (q[2] - q[3])])

@@ -57,3 +57,12 @@ def test_connected_groups_follow_chains_and_keep_singletons():
     linked[0, 3] = linked[3, 4] = True  # a chain 0-3-4; 1 and 2 alone
     assert connected_groups(linked) == [[0, 3, 4], [1], [2]]
     assert connected_groups(np.zeros((0, 0), bool)) == []
+
+
+def test_centres_inside_tells_which_box_holds_each_centre_edges_included():
+    from app.core.geometry import centres_inside
+
+    a = np.array([[0, 0, 10, 10], [20, 20, 40, 30], [100, 100, 110, 110]], np.float32)  # centres (5,5), (30,25), (105,105)
+    b = np.array([[0, 0, 5, 5], [25, 20, 60, 60]], np.float32)
+    assert centres_inside(a, b).tolist() == [[True, False], [False, True], [False, False]]
+    assert centres_inside(np.zeros((0, 4)), b).shape == (0, 2)
