@@ -14,14 +14,14 @@ earned per hit, a track is bridged only across gaps its hold from both sides wou
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 import numpy as np
 
 from app.core.detections import Detections, Source, concat
 from app.core.geometry import clip_xyxy
-from app.core.tracking import PrivacyTracker, TrackerSettings, centre_velocity, grow_xyxy
+from app.core.tracking import PrivacyTracker, TrackerSettings, cut_sides, grow_xyxy, object_velocity
 
 
 @dataclass(frozen=True)
@@ -83,13 +83,29 @@ class ClipMotion:
 
 @dataclass(frozen=True)
 class TrackHits:
-    """The hits of one track: frame indices (K,) ascending and their boxes (K, 4) xyxy."""
+    """The hits of one track: frame indices (K,) ascending and their boxes (K, 4) xyxy; ``cut``
+    (K, 4) bool: the sides of each box that the frame's border cuts (None: none known)."""
 
     track_id: int
     class_id: int
     score: float
     frames: np.ndarray
     xyxy: np.ndarray
+    cut: np.ndarray | None = None
+
+    def part(self, a: int, b: int) -> "TrackHits":
+        """The hits ``a`` up to, not including, ``b``."""
+        return replace(self, frames=self.frames[a:b], xyxy=self.xyxy[a:b],
+                       cut=None if self.cut is None else self.cut[a:b])  # fmt: skip
+
+    def displacement(self, a: int, b: int) -> np.ndarray:
+        """(dx, dy) px the object moved from hit ``a`` to hit ``b``: its centre's motion, except on
+        an axis where the frame's border cuts a side of either box. That side stands still while
+        the object goes out of view (or comes in), so only the other side moves with the object
+        (``tracking.object_velocity``): the centre of an avatar scrolled half out of view moves
+        at half the scroll while the avatar stands still in the scrolled page."""
+        cut = None if self.cut is None else self.cut[a] | self.cut[b]
+        return object_velocity(self.xyxy[b] - self.xyxy[a], cut)
 
 
 def link_tracks(hits: Mapping[int, Detections], max_gap_frames: int, growth: float = 0.25) -> list[TrackHits]:
@@ -128,24 +144,24 @@ def _partner(frames: np.ndarray, k: int, step: int, baseline: int) -> int:
     return j
 
 
-def _velocity(frames: np.ndarray, xyxy: np.ndarray, k: int, forward: bool, baseline: int = 1) -> np.ndarray:
-    """Centre velocity (px/frame) at hit ``k``, measured over at least ``baseline`` frames on the
-    side it came from (a box that jitters by a few px between hits two frames apart is not moving).
-    (Leaving out sides cut by the frame's border, as the live tracker does, leaked 8 more frames
-    of 150 on a scrolled contact list here: the held box of an avatar half out of view then
-    stopped following it.)"""
+def _velocity(track: TrackHits, k: int, forward: bool, baseline: int = 1) -> np.ndarray:
+    """Object velocity (px/frame, (4,) as xyxy) at hit ``k``, measured over at least ``baseline``
+    frames on the side it came from (a box that jitters by a few px between hits two frames apart
+    is not moving), sides cut by the frame's border left out (``TrackHits.displacement``)."""
+    frames = track.frames
     j = _partner(frames, k, -1 if forward else 1, baseline)
     if j == k:
         return np.zeros(4, np.float32)
     a, b = (j, k) if forward else (k, j)
-    return centre_velocity((xyxy[b] - xyxy[a]) / max(1, frames[b] - frames[a]))
+    vx, vy = track.displacement(a, b) / max(1, frames[b] - frames[a])
+    return np.array([vx, vy, vx, vy], np.float32)
 
 
 def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillSettings, motion: ClipMotion,
                  out: dict[int, list[np.ndarray]], hold: int | None = None) -> None:  # fmt: skip
     """Hold boxes from hit ``k`` forward (or backward) up to, not including, frame ``stop``."""
     f, b = track.frames, track.xyxy
-    v = _velocity(f, b, k, forward, s.speed_baseline)
+    v = _velocity(track, k, forward, s.speed_baseline)
     # The largest nearby size: a box clipped by the frame edge understates the object.
     near = b[max(0, k - 2) : k + 3]
     half = np.array([(near[:, 2] - near[:, 0]).max(), (near[:, 3] - near[:, 1]).max()], np.float32) / 2
@@ -166,13 +182,9 @@ def _speed_bound(track: TrackHits, s: GapFillSettings) -> np.ndarray:
     """Per-axis speed bound (px/frame): the fastest centre motion seen between hits at least
     ``speed_baseline`` frames apart (box jitter over two frames is no speed), times a margin
     (chords between sparse hits understate speed on curves), plus a floor."""
-    f, b = track.frames, track.xyxy
-    c = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], 1)
-    if len(f) < 2:
+    if len(track.frames) < 2:
         return np.full(2, s.min_speed, np.float32)
-    pairs = [(k, _partner(f, k, 1, s.speed_baseline)) for k in range(len(f) - 1)]
-    v = np.array([np.abs(c[j] - c[k]) / max(1, int(f[j]) - int(f[k])) for k, j in pairs], np.float32)
-    return (v.max(0) * s.speed_margin + s.min_speed).astype(np.float32)
+    return (_pair_speeds(track, 0, len(track.frames), s.speed_baseline) * s.speed_margin + s.min_speed).astype(np.float32)
 
 
 def _corridor(ba: np.ndarray, bb: np.ndarray, fa: int, fb: int, vmax: np.ndarray, out: dict[int, list[np.ndarray]],
@@ -192,14 +204,22 @@ def _corridor(ba: np.ndarray, bb: np.ndarray, fa: int, fb: int, vmax: np.ndarray
             out.setdefault(g, []).append(np.concatenate([lo - e, hi + e]).astype(np.float32))
 
 
-def _side_speed(frames: np.ndarray, centres: np.ndarray, baseline: int) -> np.ndarray | None:
-    """Per-axis speed bound (px/frame) from the hits on one side of a gap, over pairs at least
-    ``baseline`` frames apart; None when they span less than ``baseline`` frames."""
-    if len(frames) < 2 or int(frames[-1]) - int(frames[0]) < baseline:
+def _pair_speeds(track: TrackHits, lo: int, hi: int, baseline: int) -> np.ndarray:
+    """Fastest per-axis object speed (px/frame) between hits ``lo`` ≤ k < ``hi`` of ``track`` (at
+    least two) and their partners at least ``baseline`` frames on (``_partner``, within the range)."""
+    f = track.frames[lo:hi]
+    pairs = [(k, _partner(f, k, 1, baseline)) for k in range(len(f) - 1)]
+    return np.array([np.abs(track.displacement(lo + k, lo + j)) / max(1, int(f[j]) - int(f[k]))
+                     for k, j in pairs], np.float32).max(0)  # fmt: skip
+
+
+def _side_speed(track: TrackHits, lo: int, hi: int, baseline: int) -> np.ndarray | None:
+    """Per-axis speed bound (px/frame) from the hits ``lo`` ≤ k < ``hi`` on one side of a gap, over
+    pairs at least ``baseline`` frames apart; None when they span less than ``baseline`` frames."""
+    f = track.frames[lo:hi]
+    if len(f) < 2 or int(f[-1]) - int(f[0]) < baseline:
         return None
-    pairs = [(k, _partner(frames, k, 1, baseline)) for k in range(len(frames) - 1)]
-    return np.array([np.abs(centres[j] - centres[k]) / max(1, int(frames[j]) - int(frames[k]))
-                     for k, j in pairs if j != k], np.float32).max(0)  # fmt: skip
+    return _pair_speeds(track, lo, hi, baseline)
 
 
 def split_at_jumps(track: TrackHits, s: GapFillSettings) -> list[TrackHits]:
@@ -209,25 +229,26 @@ def split_at_jumps(track: TrackHits, s: GapFillSettings) -> list[TrackHits]:
     second unseen are two still objects, not one crossing the screen; interpolating between them
     masks the rows between. A side whose hits span less than ``speed_baseline`` frames gives no
     speed; with none on either side, no cut. (Speeds measured only on the runs of hits next to
-    the gap cut more tracks of a scrolled contact list, and leaked 10 more frames of 150 there.)"""
+    the gap cut more tracks of a scrolled contact list, and leaked 10 more frames of 150 there.)
+    Speeds and the jump leave out sides cut by the frame's border (``TrackHits.displacement``):
+    an avatar shrinking out of view is no speed that would excuse a jump."""
     f, b = track.frames, track.xyxy
-    c = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], 1)
     cuts = []
     for k in range(len(f) - 1):
         gap = int(f[k + 1]) - int(f[k])
         if gap <= s.speed_baseline:
             continue
-        speeds = [v for v in (_side_speed(f[: k + 1], c[: k + 1], s.speed_baseline),
-                              _side_speed(f[k + 1 :], c[k + 1 :], s.speed_baseline)) if v is not None]  # fmt: skip
+        speeds = [v for v in (_side_speed(track, 0, k + 1, s.speed_baseline),
+                              _side_speed(track, k + 1, len(f), s.speed_baseline)) if v is not None]  # fmt: skip
         if not speeds:
             continue
         jitter = np.maximum(b[k, 2:] - b[k, :2], b[k + 1, 2:] - b[k + 1, :2]) / 2
-        if np.any(np.abs(c[k + 1] - c[k]) > np.max(speeds, 0) * s.speed_margin * gap + jitter):
+        if np.any(np.abs(track.displacement(k, k + 1)) > np.max(speeds, 0) * s.speed_margin * gap + jitter):
             cuts.append(k + 1)
     if not cuts:
         return [track]
     bounds = [0, *cuts, len(f)]
-    return [TrackHits(track.track_id, track.class_id, track.score, f[a:e], b[a:e]) for a, e in zip(bounds[:-1], bounds[1:])]
+    return [track.part(a, e) for a, e in zip(bounds[:-1], bounds[1:])]
 
 
 def bridged_segments(track: TrackHits, s: GapFillSettings) -> list[TrackHits]:
@@ -251,8 +272,7 @@ def bridged_segments(track: TrackHits, s: GapFillSettings) -> list[TrackHits]:
     hold = track_hold(track, s)
     cuts = [k + 1 for k in range(len(f) - 1) if int(f[k + 1]) - int(f[k]) - 1 > 2 * hold]
     bounds = [0, *cuts, len(f)]
-    return [TrackHits(track.track_id, track.class_id, track.score, f[a:b], track.xyxy[a:b])
-            for a, b in zip(bounds[:-1], bounds[1:])]  # fmt: skip
+    return [track.part(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def track_hold(track: TrackHits, s: GapFillSettings) -> int:
@@ -315,6 +335,7 @@ def fill_gaps(
     tracks = link_tracks(scene, settings.max_gap_frames, settings.link_growth)
     added: dict[int, list[tuple[np.ndarray, TrackHits]]] = {}
     for tr in tracks:
+        tr = replace(tr, cut=cut_sides(tr.xyxy + np.stack([motion.shift4(int(f)) for f in tr.frames]), hw))
         for part in (p for piece in split_at_jumps(tr, settings) for p in bridged_segments(piece, settings)):
             for g, boxes in fill_track(part, n_frames, settings, motion).items():
                 added.setdefault(g, []).extend((box + motion.shift4(g), tr) for box in boxes)

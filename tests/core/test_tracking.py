@@ -334,3 +334,43 @@ def test_boxes_cut_by_the_frame_border_reach_past_it_by_their_own_size():
     np.testing.assert_allclose(out[0], [100, 690, 400, 750])  # half a line at the bottom: its rest below
     np.testing.assert_allclose(out[1], [-50, 100, 50, 140])
     np.testing.assert_allclose(out[2], boxes[2])  # inside the view: unchanged
+
+
+def _avatars_scrolled_up(speed: float, n: int = 80):
+    """A list scrolled up ``speed`` px/frame (measured): avatar A (page y 150-210) leaves through
+    the top edge, seen every 2nd frame while in view; avatar B (page y 650-710) of the same column
+    is seen from frame 40. Returns the hits (frame px), the motion and each avatar's frame box."""
+    from app.core.gapfill import ClipMotion
+
+    offsets = np.stack([np.zeros(n), -speed * np.arange(n)], 1).astype(np.float32)
+    motion = ClipMotion(offsets, np.zeros(n))
+    page = {"a": np.array([100, 150, 140, 210], np.float32), "b": np.array([100, 650, 140, 710], np.float32)}
+    at = {k: {f: v + motion.shift4(f) for f in range(n)} for k, v in page.items()}
+    hits = {f: Detections.empty(NAMES) for f in range(n)}
+    for f in range(0, n, 2):
+        seen = [np.clip(at["a"][f], 0, 400)] if at["a"][f][3] > 4 else []
+        seen += [at["b"][f]] if f >= 40 and at["b"][f][1] >= 0 else []
+        if seen:
+            hits[f] = dets(*seen)
+    return hits, motion, at
+
+
+def test_an_avatar_scrolled_out_of_view_is_held_where_it_is_not_where_its_cut_box_drifts():
+    """The box of an avatar leaving through the top edge shrinks; its centre drifts down the page
+    at half the scroll while the avatar stands still there. Measured speeds leave the cut side out:
+    the held box stays on the avatar, and A is not bridged to B across the rows between them."""
+    hits, motion, at = _avatars_scrolled_up(12.0)
+    s = GapFillSettings(max_gap_frames=60, hold_frames=12, link_growth=0.5, speed_baseline=4)
+    plan = fill_gaps(hits, 80, (400, 400), NAMES, s, motion)
+    last_a = max(f for f, d in hits.items() if len(d) and d.xyxy[0, 1] <= 1)
+    for f in range(last_a + 1, last_a + 5):  # A's visible rest stays hidden, and no more than that
+        visible = np.clip(at["a"][f], 0, 400)
+        if visible[3] > 0:
+            assert contains(plan[f].xyxy, visible), f
+    for f in range(last_a + 1, 40):  # held on the avatar, not drifting down the page with its cut box's centre
+        assert all(b[3] <= max(at["a"][f][3], 0) + 30 for b in plan[f].xyxy if b[1] < 150), (f, plan[f].xyxy)
+    rows_between = {f: np.array([100, 230, 140, 630], np.float32) + motion.shift4(f) for f in range(80)}
+    for f in range(20, 40):
+        middle = np.clip(rows_between[f] + np.array([0, 200, 0, -200], np.float32), 0, 400)
+        if middle[3] - middle[1] > 4:
+            assert not contains(plan[f].xyxy, middle), f
