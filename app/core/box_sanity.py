@@ -113,4 +113,7 @@ class BoxSanity:
         drop = self.implausible(detections, hw) & (detections.scores < self.strong_score)
         drop &= detections.sources != Source.MANUAL
         kept = detections.take(~drop) if drop.any() else detections
-        return complete_edge_cut(kept, hw, self.edge_aspects)
+        face_detector = kept.sources == Source.FACE  # completes its own (``FaceDetectorBase.head_masks``)
+        if not face_detector.any():
+            return complete_edge_cut(kept, hw, self.edge_aspects)
+        return kept.with_boxes(np.where(face_detector[:, None], kept.xyxy, complete_edge_cut(kept, hw, self.edge_aspects).xyxy))

@@ -283,8 +283,12 @@ def track_hold(track: TrackHits, s: GapFillSettings) -> int:
 
 def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
                motion: ClipMotion | None = None) -> dict[int, list[np.ndarray]]:  # fmt: skip
-    """Boxes this track adds on frames without a hit: frame → list of (4,) xyxy (unclipped), in
-    the coordinates of ``track`` (scene coordinates when the caller compensated motion).
+    """Boxes this track adds to its hits: frame → list of (4,) xyxy (unclipped), in the
+    coordinates of ``track`` (scene coordinates when the caller compensated motion).
+
+    On the frame of a hit between two others: their interpolation, where the hit does not hold
+    it. A box that falls short of both its neighbours is the detector placing it badly on that
+    frame (a hard picture half in view), not the object shrinking and growing back.
 
     Between two hits: the interpolated box (grown by the measured error to the nearer hit) and,
     in gaps of more than one frame, the speed-bounded corridor, which holds the object whatever
@@ -313,6 +317,12 @@ def fill_track(track: TrackHits, n_frames: int, s: GapFillSettings,
             )
         if fb - fa > 2:
             _corridor(b[k], b[k + 1], fa, fb, vmax, out, errors.get)
+    for k in range(1, len(f) - 1):
+        fa, fk, fb = int(f[k - 1]), int(f[k]), int(f[k + 1])
+        t = (fk - fa) / (fb - fa)
+        between = (1 - t) * b[k - 1] + t * b[k + 1]
+        if np.any(between[:2] < b[k, :2]) or np.any(between[2:] > b[k, 2:]):
+            out.setdefault(fk, []).append(between.astype(np.float32))
     hold = track_hold(track, s)
     _extrapolate(track, 0, False, -1, s, motion, out, hold)
     _extrapolate(track, len(f) - 1, True, n_frames, s, motion, out, hold)

@@ -22,6 +22,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+from app.core.box_sanity import EDGE_ASPECTS, complete_edge_cut
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
@@ -163,9 +164,16 @@ class FaceDetectorBase:
 
     def head_masks(self, frame: np.ndarray, xyxy: np.ndarray, scores: np.ndarray) -> Detections:
         """Face boxes (N, 4, frame px) grown to the head by ``settings.box_scale`` and, where the
-        face sits in an avatar or ID photo, to that picture (``picture_bounds``), as ``faces``."""
-        heads = scale_boxes(xyxy, self.settings.box_scale, frame.shape[:2])
-        return self.faces(grow_faces_to_pictures(frame, heads), scores)
+        face sits in an avatar or ID photo, to that picture (``picture_bounds``), as ``faces``.
+        A head cut by the frame's border and in no picture is completed inward to a whole face's
+        shape (``box_sanity.complete_edge_cut``); one in a picture is not, since the picture's
+        own bounds show how much of it is in view (an avatar half out of a scrolled list)."""
+        hw = frame.shape[:2]
+        heads = scale_boxes(xyxy, self.settings.box_scale, hw)
+        pictured = grow_faces_to_pictures(frame, heads)
+        in_picture = np.any(pictured != heads, axis=1)
+        completed = complete_edge_cut(self.faces(heads, scores), hw, {"face": EDGE_ASPECTS["face"]}).xyxy
+        return self.faces(np.where(in_picture[:, None], pictured, completed), scores)
 
     @staticmethod
     def faces(xyxy: np.ndarray, scores: np.ndarray) -> Detections:

@@ -41,6 +41,13 @@ def picture_around_face(frame: np.ndarray, face_xyxy) -> tuple[float, float, flo
     if win.shape[0] < 8 or win.shape[1] < 8:
         return None
     background = _border_colour(win)
+    inner = (wx0 > 0, wy0 > 0, wx1 < w, wy1 < h)
+    if background is None and sum(inner) >= 2:
+        # A side of the window on the frame's border runs through whatever the frame cuts there
+        # (the avatars of a list panned part-way out of view), not the picture's surroundings.
+        # At least two sides must remain: a picture the frame cuts on three sides is the view's
+        # own backdrop (a profile's header photo), not a small picture on interface colour.
+        background = _border_colour(win, inner)
     if background is None:
         return None
     differs = (np.abs(win.astype(np.int16) - background).max(axis=2) > TOLERANCE).astype(np.uint8)
@@ -86,10 +93,12 @@ def grow_faces_to_pictures(frame: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
     return out
 
 
-def _border_colour(win: np.ndarray) -> np.ndarray | None:
-    """The median colour of the window's outer pixels if most of them share it (flat interface
-    colour), else ``None``."""
-    ring = np.concatenate([win[0], win[-1], win[1:-1, 0], win[1:-1, -1]]).astype(np.int16)
+def _border_colour(win: np.ndarray, sides: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> np.ndarray | None:
+    """The median colour of the window's outer pixels on ``sides`` (left, top, right, bottom) if
+    most of them share it (flat interface colour), else ``None``."""
+    left, top, right, bottom = sides
+    parts = [p for use, p in ((top, win[0]), (bottom, win[-1]), (left, win[1:-1, 0]), (right, win[1:-1, -1])) if use]
+    ring = np.concatenate(parts).astype(np.int16)
     colour = np.median(ring, axis=0).astype(np.int16)
     same = (np.abs(ring - colour).max(axis=1) <= TOLERANCE).mean()
     return colour if same >= 0.6 else None

@@ -374,3 +374,17 @@ def test_an_avatar_scrolled_out_of_view_is_held_where_it_is_not_where_its_cut_bo
         middle = np.clip(rows_between[f] + np.array([0, 200, 0, -200], np.float32), 0, 400)
         if middle[3] - middle[1] > 4:
             assert not contains(plan[f].xyxy, middle), f
+
+
+def test_a_hit_boxed_short_of_both_its_neighbours_also_gets_their_interpolation():
+    """A picture the detector boxes well on frames 0 and 4 and badly (half of it) on frame 2: the
+    mask on frame 2 also holds what its neighbours agree on; a steady track adds nothing there."""
+    from app.core.gapfill import TrackHits, fill_track
+
+    frames = np.array([0, 2, 4])
+    good = np.array([100, 100, 200, 200], np.float32)
+    short = np.array([[100, 100, 200, 200], [100, 150, 200, 200], [100, 100, 200, 200]], np.float32)
+    added = fill_track(TrackHits(0, 0, 0.9, frames, short), 10, GapFillSettings(hold_frames=2))
+    assert contains(np.stack(added[2]), good)
+    steady = fill_track(TrackHits(0, 0, 0.9, frames, np.stack([good] * 3)), 10, GapFillSettings(hold_frames=2))
+    assert 2 not in steady

@@ -89,3 +89,44 @@ def test_a_face_high_in_its_portrait_grows_to_the_whole_picture():
     found = picture_around_face(frame, face)
     assert found is not None
     assert found[0] <= ax0 + 3 and found[1] <= ay0 + 3 and found[2] >= ax1 - 3 and found[3] >= ay1 - 3
+
+
+def test_an_avatar_in_a_column_of_avatars_cut_by_the_frame_edge_still_grows_to_its_visible_part():
+    """A list panned part-way out of view: the frame's left edge cuts every avatar of the column,
+    so the window's left side runs through them; it is not the picture's surroundings."""
+    frame = np.full((860, 700, 3), 250, np.uint8)
+    for i, y in enumerate((0, 215, 430, 645)):  # rows 215 px apart, avatars 200 px, cut in half
+        mask = np.zeros((200, 200), np.uint8)
+        cv2.circle(mask, (100, 100), 100, 1, -1)
+        photo = _texture(200, 200, seed=10 + i)
+        view = frame[y:y + 200, 0:100]
+        view[mask[:, 100:] > 0] = photo[:, 100:][mask[:, 100:] > 0]
+        frame[y + 65:y + 135, 130:600] = 30  # the name beside it, a dark line
+    found = picture_around_face(frame, (0, 470, 50, 590))  # the half face of the third avatar
+    assert found is not None
+    assert found[0] == 0 and found[1] <= 433 and found[3] >= 627 and found[2] <= 105
+
+
+def test_a_face_detector_completes_cut_heads_except_those_in_a_picture():
+    """A head cut by the frame's border is widened inward to a whole face's shape, unless the
+    picture it sits in is seen: then that picture's visible part is the mask."""
+    from app.core.box_sanity import BoxSanity
+    from app.core.detections import Source
+    from app.inference.face_centerface import FaceDetectorBase
+
+    class Heads(FaceDetectorBase):
+        settings = type("S", (), {"box_scale": 1.0})()
+
+    frame, (ax0, ay0, ax1, ay1) = _list_row(True)
+    view = np.ascontiguousarray(frame[:, 90:])  # the avatar cut: 32 px of it in view
+    photo = _texture(400, 300, seed=4)  # and a photograph cut by the right edge
+    scene = np.concatenate([view, photo], axis=1)
+    w = scene.shape[1]
+    boxes = np.array([[0, 165, 40, 240], [w - 30, 100, w, 180]], np.float32)
+    out = Heads().head_masks(scene, boxes, np.array([0.9, 0.9], np.float32))
+    assert out.xyxy[0, 2] <= ax1 - 90 + 4  # the avatar's visible part, not 0.75 of its height
+    assert out.xyxy[0, 3] >= ay1 - 3
+    assert out.xyxy[1, 0] <= w - 0.75 * 80 + 1  # the photo's head completed inward
+    assert np.all(out.sources == Source.FACE)
+    kept = BoxSanity().apply(out, scene.shape[:2])  # the pipeline's sanity step leaves them as they are
+    np.testing.assert_array_equal(kept.xyxy, out.xyxy)
