@@ -30,13 +30,15 @@ evidence against it:
   at its ISO 7810 ID-1 shape (85.6 × 54 mm, 1.59:1), and a weak box of another shape over a
   number is a list or a panel (its number has a box of its own).
 
-* Street objects on screens (``StreetObjectEvidence``): a house number is on a wall and a shop
-  sign on a façade; a camera sees them, an app does not draw them. A detector ``house_number`` or
-  ``shop_sign`` box of any score whose pixels are flat colour (``drawn``) is a UI element (a
-  dialler's digits, an OTP code, a badge) and is dropped; the text reading covers rendered text
-  that is private (an address, a code). A street photo shown on the screen is no drawing and
-  keeps its boxes. Plates and street signs are not judged this way: apps draw plate graphics
-  (parking, car sharing) and turn-by-turn signs that show the user's own plate and street.
+* Camera objects on screens (``CameraObjectEvidence``): a house number is on a wall, a shop sign
+  on a façade and an avatar is a photograph of a person; a camera sees them, an app does not draw
+  them. A detector ``house_number``, ``shop_sign`` or ``avatar`` box of any score whose pixels are
+  flat colour (``drawn``) is a UI element (a dialler's digits, an OTP code, a badge, an app's icon
+  or a round button in an avatar's place, an initial on a coloured disc) and is dropped; the text
+  reading covers rendered text that is private (an address, a code, the name beside an avatar).
+  A street photo or a profile photo shown on the screen is no drawing and keeps its boxes. Plates
+  and street signs are not judged this way: apps draw plate graphics (parking, car sharing) and
+  turn-by-turn signs that show the user's own plate and street.
 
 Boxes are xyxy float32 in frame pixels; frames (H, W, 3) uint8 BGR.
 """
@@ -198,11 +200,11 @@ class RenderedCardEvidence:
 
 
 @dataclass(frozen=True)
-class StreetObjectEvidence:
-    """Detector boxes of ``classes`` (objects of the street) drawn on a rendered screen (see the
-    module). ``flat_share``: the test of ``drawn``."""
+class CameraObjectEvidence:
+    """Detector boxes of ``classes`` (objects only a camera sees) drawn on a rendered screen (see
+    the module). ``flat_share``: the test of ``drawn``."""
 
-    classes: tuple[str, ...] = ("house_number", "shop_sign")
+    classes: tuple[str, ...] = ("house_number", "shop_sign", "avatar")
     flat_share: float = 0.6
 
     def drawn_boxes(self, detections: Detections, frame: np.ndarray) -> np.ndarray:

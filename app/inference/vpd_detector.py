@@ -16,7 +16,7 @@ from app.core.decode import DecodeSettings, decode_yolo
 from app.core.detections import Detections, Source
 from app.core.geometry import letterbox, unletterbox_xyxy
 from app.core.tiling import merge_tiled, needs_tiling, plan_tiles, truncated_mask
-from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence, StreetObjectEvidence
+from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence, CameraObjectEvidence
 from app.inference.box_plausibility import SizePlausibility
 from app.inference.metadata import ModelMetadata, read_metadata
 from app.model_files import model_path
@@ -70,7 +70,7 @@ class VpdDetector:
         size_check: SizePlausibility | None = SizePlausibility(),
         code_check: CodeEvidence | None = CodeEvidence(),
         card_check: RenderedCardEvidence | None = RenderedCardEvidence(),
-        street_check: StreetObjectEvidence | None = StreetObjectEvidence(),
+        camera_check: CameraObjectEvidence | None = CameraObjectEvidence(),
     ) -> None:
         self.session = session
         self.metadata = metadata
@@ -87,7 +87,7 @@ class VpdDetector:
         self.size_check = size_check  # None: keep boxes of any size
         self.code_check = code_check  # None: keep weak code boxes that do not decode
         self.card_check = card_check  # None: keep weak payment cards on flat colour with no number
-        self.street_check = street_check  # None: keep house numbers and shop signs drawn on a screen
+        self.camera_check = camera_check  # None: keep house numbers, shop signs and avatars drawn on a screen
 
     @classmethod
     def from_path(
@@ -134,7 +134,7 @@ class VpdDetector:
         found = self.calibration.apply(self.detect_raw(frame), frame.shape[:2])
         if self.size_check is not None:
             found = self.size_check.apply(found, frame.shape[:2])
-        for evidence in (self.code_check, self.card_check, self.street_check):
+        for evidence in (self.code_check, self.card_check, self.camera_check):
             found = evidence.apply(found, frame) if evidence is not None else found
         return found
 

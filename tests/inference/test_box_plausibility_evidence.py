@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.core.detections import Detections, Source
-from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence, StreetObjectEvidence
+from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence, CameraObjectEvidence
 from vpd_testkit import qr_image
 
 NAMES = ("qr_code", "barcode", "payment_card", "card_number")
@@ -119,7 +119,7 @@ def test_house_numbers_and_shop_signs_drawn_by_an_app_are_dropped_at_any_score()
     box = [30, 60, 330, 140]
     four = Detections(np.array([box] * 4, np.float32), np.array([0.3, 0.9, 0.3, 0.3], np.float32), np.arange(4), names,
                       sources=np.full(4, Source.DETECTOR, np.int8))  # fmt: skip
-    check = StreetObjectEvidence()
+    check = CameraObjectEvidence()
     # house number (weak) and shop sign (sure) go; plates and street signs may be app graphics: kept
     assert check.drawn_boxes(four, screen).tolist() == [True, True, False, False]
     assert check.apply(four, screen).labels == ["license_plate", "street_sign"]
@@ -127,6 +127,23 @@ def test_house_numbers_and_shop_signs_drawn_by_an_app_are_dropped_at_any_score()
     assert not check.drawn_boxes(four, photo).any()  # a camera picture of a number: kept
     from_ocr = Detections(four.xyxy, four.scores, four.class_ids, names, sources=np.full(4, Source.OCR, np.int8))
     assert not check.drawn_boxes(from_ocr, screen).any()  # the text readers' own judgement stands
+
+
+def test_an_avatar_drawn_by_an_app_is_an_icon_and_a_profile_photo_is_kept():
+    names = ("avatar",)
+    screen = np.full((200, 400, 3), (40, 38, 36), np.uint8)
+    cv2.circle(screen, (60, 100), 45, (60, 160, 30), -1)  # a round button with a glyph, or an app's icon
+    cv2.putText(screen, "A", (42, 118), cv2.FONT_HERSHEY_SIMPLEX, 1.5, (255, 255, 255), 3)
+    rng = np.random.default_rng(1)
+    photo = cv2.resize(rng.integers(0, 256, (15, 15, 3), dtype=np.uint8), (90, 90), interpolation=cv2.INTER_LINEAR)
+    mask = np.zeros((90, 90), np.uint8)
+    cv2.circle(mask, (45, 45), 45, 1, -1)
+    screen[55:145, 255:345][mask > 0] = photo[mask > 0]  # a profile photo in a round avatar
+    two = Detections(np.array([[12, 52, 108, 148], [252, 52, 348, 148]], np.float32), np.array([0.9, 0.3], np.float32),
+                     np.zeros(2, np.int32), names, sources=np.full(2, Source.DETECTOR, np.int8))  # fmt: skip
+    check = CameraObjectEvidence()
+    assert check.drawn_boxes(two, screen).tolist() == [True, False]
+    assert check.apply(two, screen).xyxy.tolist() == [[252, 52, 348, 148]]
 
 
 def test_vpd_detector_applies_the_evidence_checks(tmp_path):
@@ -141,7 +158,7 @@ def test_vpd_detector_applies_the_evidence_checks(tmp_path):
                               class_names=names)  # fmt: skip
     det = VpdDetector.from_path(path, ["CPUExecutionProvider"], tiling=False)
     assert isinstance(det.code_check, CodeEvidence) and isinstance(det.card_check, RenderedCardEvidence)
-    assert isinstance(det.street_check, StreetObjectEvidence)
+    assert isinstance(det.camera_check, CameraObjectEvidence)
     frame = np.full((64, 64, 3), 255, np.uint8)
     assert det.detect(frame).scores.tolist() == [pytest.approx(0.8)]
     det.code_check = None
