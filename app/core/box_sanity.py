@@ -9,14 +9,16 @@ reaches the tracker. Manual boxes (drawn by the user) are always kept. Used by t
 and live paths through ``Pipeline.select(raw, hw)``; still images are reviewed by the user and
 keep every box.
 
-Boxes cut by the frame border are completed: a detector sees only the visible part of an object
-the frame cuts, and localises it worse than a whole one (a face detector trained on whole faces
-boxes the half face it sees narrowly). For classes whose whole box has a typical shape
-(``EDGE_ASPECTS``, width / height), a box that touches the left or right border and is narrower
-than that shape is widened inward to it, and one that touches the top or bottom border and is
-flatter is made taller inward: the visible part of the object lies within the completed box. A
-face's 0.75 is CenterFace's own box shape on whole faces (median 0.78 on the sample pictures of
-scikit-image and ultralytics, 0.66-0.79); an avatar is square.
+Boxes cut by the frame border are completed (``complete_edge_cut``, called by the detectors
+themselves, which see the frame): a detector sees only the visible part of an object the frame
+cuts, and localises it worse than a whole one (a face detector trained on whole faces boxes the
+half face it sees narrowly). For classes whose whole box has a typical shape (``EDGE_ASPECTS``,
+width / height), a box that touches the left or right border and is narrower than that shape is
+widened inward to it, and one that touches the top or bottom border and is flatter is made
+taller inward: the visible part of the object lies within the completed box. A face's 0.75 is
+CenterFace's own box shape on whole faces (median 0.78 on the sample pictures of scikit-image and
+ultralytics, 0.66-0.79); an avatar is square. Where the picture a face or avatar sits in is seen
+(``picture_bounds``), its visible part is the box and nothing is completed.
 """
 
 from __future__ import annotations
@@ -85,12 +87,10 @@ def complete_edge_cut(detections: Detections, hw: tuple[int, int], aspects: Mapp
 
 @dataclass(frozen=True)
 class BoxSanity:
-    """Per-class size limits (classes not listed have none) and the score that overrides them;
-    per-class whole-box shapes for completing boxes cut by the frame border."""
+    """Per-class size limits (classes not listed have none) and the score that overrides them."""
 
     limits: Mapping[str, SizeLimit] = field(default_factory=lambda: DEFAULT_LIMITS)
     strong_score: float = 0.5
-    edge_aspects: Mapping[str, float] = field(default_factory=lambda: EDGE_ASPECTS)
 
     def implausible(self, detections: Detections, hw: tuple[int, int]) -> np.ndarray:
         """(N,) bool: boxes over their class limit in an ``hw`` frame (before the score check)."""
@@ -106,14 +106,9 @@ class BoxSanity:
         return (bh > max_h * h) | (frame_share(xyxy, hw) > max_a)
 
     def apply(self, detections: Detections, hw: tuple[int, int]) -> Detections:
-        """``detections`` without the weak implausible boxes (manual boxes always kept), boxes cut
-        by the frame border completed (``complete_edge_cut``)."""
+        """``detections`` without the weak implausible boxes (manual boxes always kept)."""
         if not len(detections):
             return detections
         drop = self.implausible(detections, hw) & (detections.scores < self.strong_score)
         drop &= detections.sources != Source.MANUAL
-        kept = detections.take(~drop) if drop.any() else detections
-        face_detector = kept.sources == Source.FACE  # completes its own (``FaceDetectorBase.head_masks``)
-        if not face_detector.any():
-            return complete_edge_cut(kept, hw, self.edge_aspects)
-        return kept.with_boxes(np.where(face_detector[:, None], kept.xyxy, complete_edge_cut(kept, hw, self.edge_aspects).xyxy))
+        return detections.take(~drop) if drop.any() else detections

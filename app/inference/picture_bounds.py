@@ -27,14 +27,50 @@ MIN_FACE_PX = 8
 def picture_around_face(frame: np.ndarray, face_xyxy) -> tuple[float, float, float, float] | None:
     """The box of the small picture on flat colour that holds this face (frame pixels, xyxy), or
     ``None`` when the face is not in one (a photograph, a video of a person)."""
-    h, w = frame.shape[:2]
     x0, y0, x1, y1 = (float(v) for v in face_xyxy)
     side = max(x1 - x0, y1 - y0)
     if side < MIN_FACE_PX:
         return None
     # The face may sit anywhere in its picture (a portrait's face is high in it), so the window
     # reaches the picture's largest size beyond the face on every side.
-    reach = side * (MAX_SIDE_RATIO - 1.0) + 2
+    found = _picture(frame, (x0, y0, x1, y1), side * (MAX_SIDE_RATIO - 1.0) + 2)
+    if found is None:
+        return None
+    px0, py0, px1, py1 = found
+    if max(px1 - px0, py1 - py0) > MAX_SIDE_RATIO * side:
+        return None
+    if px1 - px0 < 0.5 * (x1 - x0) or py1 - py0 < 0.5 * (y1 - y0):
+        return None  # the face is not in one picture (a face of several blobs: it is the scene)
+    return float(min(x0, px0)), float(min(y0, py0)), float(max(x1, px1)), float(max(y1, py1))
+
+
+def picture_in_box(frame: np.ndarray, xyxy) -> tuple[float, float, float, float] | None:
+    """The visible bounds of the small picture on flat colour that a detector's box around it (an
+    avatar) holds, or ``None`` when the box holds no such picture. The box may be loose by a
+    quarter of its size (the detector's error), not more."""
+    x0, y0, x1, y1 = (float(v) for v in xyxy)
+    bw, bh = x1 - x0, y1 - y0
+    if min(bw, bh) < MIN_FACE_PX:
+        return None
+    found = _picture(frame, (x0, y0, x1, y1), 0.25 * max(bw, bh) + 2)
+    if found is None:
+        return None
+    px0, py0, px1, py1 = found
+    loose = 0.25 * np.array([bw, bh, bw, bh])
+    inside = np.all(np.array(found[:2]) >= np.array([x0, y0]) - loose[:2]) and np.all(
+        np.array(found[2:]) <= np.array([x1, y1]) + loose[2:])  # fmt: skip
+    if not inside or (px1 - px0) * (py1 - py0) < 0.2 * bw * bh:
+        return None
+    return float(px0), float(py0), float(px1), float(py1)
+
+
+def _picture(frame: np.ndarray, seed, reach: float) -> tuple[int, int, int, int] | None:
+    """Frame-pixel bounds of the compact, square or round blob that differs from the flat colour
+    around the ``seed`` box (xyxy) and holds most of its differing pixels, looked for in a window
+    ``reach`` px beyond the seed; ``None`` unless the blob ends inside the window (or at the
+    frame's border) and flat colour rings it."""
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = seed
     wx0, wy0 = int(max(0, np.floor(x0 - reach))), int(max(0, np.floor(y0 - reach)))
     wx1, wy1 = int(min(w, np.ceil(x1 + reach))), int(min(h, np.ceil(y1 + reach)))
     win = frame[wy0:wy1, wx0:wx1]
@@ -65,14 +101,9 @@ def picture_around_face(frame: np.ndarray, face_xyxy) -> tuple[float, float, flo
         (bx + bw >= win.shape[1] and wx1 < w) or (by + bh >= win.shape[0] and wy1 < h)  # fmt: skip
     if touches or not _square(bw, bh, cut_side=(bx <= 0 and wx0 == 0) or (bx + bw >= win.shape[1] and wx1 == w)):
         return None
-    if max(bw, bh) > MAX_SIDE_RATIO * side:
-        return None
-    if bw < 0.5 * (x1 - x0) or bh < 0.5 * (y1 - y0):
-        return None  # the face is not in one picture (a face of several blobs: it is the scene)
     if _ring_flatness(differs, bx, by, bw, bh) < RING_FLAT:
         return None
-    px0, py0, px1, py1 = bx + wx0, by + wy0, bx + bw + wx0, by + bh + wy0
-    return float(min(x0, px0)), float(min(y0, py0)), float(max(x1, px1)), float(max(y1, py1))
+    return bx + wx0, by + wy0, bx + bw + wx0, by + bh + wy0
 
 
 def _square(bw: int, bh: int, cut_side: bool) -> bool:

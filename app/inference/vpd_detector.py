@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
+from app.core.box_sanity import EDGE_ASPECTS, complete_edge_cut
 from app.core.calibration import ScoreCalibration
 from app.core.decode import DecodeSettings, decode_yolo
 from app.core.detections import Detections, Source
@@ -19,6 +20,7 @@ from app.core.tiling import merge_tiled, needs_tiling, plan_tiles, truncated_mas
 from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence, CameraObjectEvidence
 from app.inference.box_plausibility import SizePlausibility
 from app.inference.metadata import ModelMetadata, read_metadata
+from app.inference.picture_bounds import picture_in_box
 from app.model_files import model_path
 from app.inference.session import active_provider, create_session
 
@@ -53,6 +55,27 @@ def preprocess(image_bgr: np.ndarray, input_hw: tuple[int, int]):
     rgb = cv2.cvtColor(padded, cv2.COLOR_BGR2RGB)
     tensor = np.ascontiguousarray(rgb.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
     return tensor, tf
+
+
+def complete_cut_boxes(found: Detections, frame: np.ndarray) -> Detections:
+    """Face and avatar boxes cut by the frame's border completed inward to their whole shape
+    (``box_sanity.complete_edge_cut``), except an avatar whose picture is seen on flat colour
+    (``picture_bounds.picture_in_box``): its visible part is the box (an avatar half out of a
+    panned list), where the detector's own box is loose and completing it covers the row beside."""
+    if not len(found):
+        return found
+    hw = frame.shape[:2]
+    completed = complete_edge_cut(found, hw, EDGE_ASPECTS).xyxy.copy()
+    moved = np.flatnonzero(np.any(completed != found.xyxy, axis=1))
+    if not len(moved):
+        return found
+    names = found.class_names
+    for i in moved:
+        if names[found.class_ids[i]] == "avatar":
+            picture = picture_in_box(frame, found.xyxy[i])
+            if picture is not None:
+                completed[i] = picture
+    return found.with_boxes(completed.astype(np.float32))
 
 
 class VpdDetector:
@@ -136,7 +159,7 @@ class VpdDetector:
             found = self.size_check.apply(found, frame.shape[:2])
         for evidence in (self.code_check, self.card_check, self.camera_check):
             found = evidence.apply(found, frame) if evidence is not None else found
-        return found
+        return complete_cut_boxes(found, frame)
 
     def detect_raw(self, frame: np.ndarray) -> Detections:
         """``detect`` with the model's own, uncalibrated scores (used to calibrate them)."""

@@ -165,3 +165,22 @@ def test_vpd_detector_applies_the_evidence_checks(tmp_path):
     assert sorted(det.detect(frame).labels) == ["payment_card", "qr_code"]
     det.card_check = None
     assert len(det.detect(frame)) == 3
+
+
+def test_vpd_detector_completes_cut_faces_and_snaps_cut_avatars_to_their_picture(tmp_path):
+    """At the frame's left border: a half face is widened inward to a face's shape; a loose
+    avatar box over a photo cut in half is the photo's visible part, not a square covering the row."""
+    from app.inference.vpd_detector import VpdDetector
+    from vpd_testkit import make_detector_onnx
+
+    names = ("face", "avatar")
+    path = make_detector_onnx(tmp_path / "m.onnx", [(0, 0, 4, 12, 28, 0.9), (1, 0, 34, 16, 62, 0.9)],
+                              class_names=names)  # fmt: skip
+    det = VpdDetector.from_path(path, ["CPUExecutionProvider"], tiling=False)
+    det.camera_check = None  # the synthetic photo below is judged by picture_bounds only
+    frame = np.full((64, 64, 3), 245, np.uint8)
+    rng = np.random.default_rng(2)
+    frame[36:60, 0:11] = rng.integers(0, 200, (24, 11, 3), dtype=np.uint8)  # a photo, cut in half by the border
+    found = {det.class_names[c]: b for b, c in zip(det.detect(frame).xyxy, det.detect(frame).class_ids)}
+    np.testing.assert_allclose(found["face"], [0, 4, 0.75 * 24, 28], atol=0.5)
+    assert found["avatar"][0] == 0 and found["avatar"][2] <= 12 and found["avatar"][1] <= 36 and found["avatar"][3] >= 60
