@@ -315,7 +315,8 @@ def live_regions(out, pipeline, hw: tuple[int, int]) -> list[Region]:
         drawn = pipeline.padded(out.hidden, hw)
         regions += region_labels(drawn.xyxy, drawn.class_ids, drawn.sources, drawn.class_names, int(Source.TRACKER))
     for label, boxes in (("unseen (detector behind)", out.stale_regions), ("text unseen (OCR behind)", out.text_regions),
-                         ("text unread (OCR pending)", out.unread_text)):
+                         ("text unread (OCR pending)", out.unread_text),
+                         ("unseen content (detector behind)", out.unseen_content)):
         if boxes is not None:
             regions += [(label, b) for b in np.asarray(boxes).reshape(-1, 4)]
     return regions

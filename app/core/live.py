@@ -44,14 +44,18 @@ from app.core.face_context import FaceContext
 from app.core.live_lead import LeadSettings, LeadTracker
 from app.core.live_ocr import OcrTier
 from app.core.live_regions import ChangedRegionDetector, RegionSettings
-from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, changed_boxes, to_flow_gray
+from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, changed_boxes, revealed_boxes, to_flow_gray
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import RedactionSettings, full_mask
-from app.core.text_lines import drawn_text_boxes
+from app.core.text_lines import drawn_content_boxes, drawn_text_boxes
 from app.core.tracking import PrivacyTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
+
+# How far beyond the strip a pan or scroll brought in a drawn thing is followed (share of the
+# frame's short side): an avatar a few pixels of which the last result saw is hidden whole.
+UNSEEN_REACH = 0.15
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,11 @@ class LiveOptions:
     and scrolled-in names then show until OCR reads them.
     ``cover_unread_text``: text drawn on flat colour where no OCR read has looked yet (scrolled
     in, typed, opened since) is covered line by line until a read judges it
-    (``app.core.text_lines``); camera pictures are not searched this way."""
+    (``app.core.text_lines``); camera pictures are not searched this way.
+    ``cover_unseen_content``: what changed since the fast tier's newest result (content scrolled or
+    panned in, after the measured motion) is covered where it is not flat colour, until a result
+    has looked at it: an avatar entering a scrolled list is hidden before the detector's next
+    tick, the list's background is not (a camera picture is covered whole there)."""
 
     hold_s: float = 0.5
     deadline_s: float = 1.0
@@ -96,6 +104,7 @@ class LiveOptions:
     lead: bool = True
     full_look_every: int = 1
     cover_unread_text: bool = True
+    cover_unseen_content: bool = True
 
     def __post_init__(self) -> None:
         if self.full_look_every < 1:
@@ -110,7 +119,9 @@ class LiveFrame:
     filled; ``text_regions`` (K, 4) xyxy), None when OCR is current. ``stale``: why the regions
     that changed since the fast tier's newest result are filled (``stale_regions``), None when
     that result is within ``deadline_s``. ``unread_text``: (K, 4) xyxy text lines drawn where no
-    OCR read has looked yet, filled until one judges them (``cover_unread_text``)."""
+    OCR read has looked yet, filled until one judges them (``cover_unread_text``). ``unseen_content``:
+    (K, 4) xyxy what is drawn on flat colour where the fast tier's newest result has not looked yet,
+    filled until a result has (``cover_unseen_content``)."""
 
     frame: np.ndarray
     protected: bool
@@ -123,6 +134,7 @@ class LiveFrame:
     stale: str | None = None
     stale_regions: np.ndarray | None = None
     unread_text: np.ndarray | None = None
+    unseen_content: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -365,7 +377,7 @@ class LiveMasker:
             reason = "starting"
         elif now - result.captured > self.stall_s():
             reason = "stalled"
-        hidden = text_paused = regions = stale = stale_regions = unread = None
+        hidden = text_paused = regions = stale = stale_regions = unread = unseen = None
         if reason is None and now - result.captured > self.options.deadline_s:
             stale, stale_regions = self._unseen(result, motion, now)
             if stale_regions is None:
@@ -379,7 +391,9 @@ class LiveMasker:
                     # While OCR is behind, everything changed since its read is filled already.
                     if self.options.cover_unread_text and motion is not None and regions is None:
                         unread = self._unread_text(frame.shape[:2], motion)
-                for fill in (regions, stale_regions, unread):
+                if self.options.cover_unseen_content and stale_regions is None:
+                    unseen = self._unseen_content(result, motion, frame.shape[:2])
+                for fill in (regions, stale_regions, unread, unseen):
                     if fill is not None and len(fill):
                         fill_regions(out, fill, view.redaction.colour_bgr)
             except Exception as exc:  # noqa: BLE001 - fail closed on a tracking/rendering bug too
@@ -401,7 +415,7 @@ class LiveMasker:
         self._latency = done - captured
         return LiveFrame(out, reason is None, reason, self._latency, self._fps, hidden, text_paused, regions,
                          stale if reason is None else None, stale_regions if reason is None else None,
-                         unread if reason is None else None)  # fmt: skip
+                         unread if reason is None else None, unseen if reason is None else None)  # fmt: skip
 
     def _unread_text(self, hw: tuple[int, int], motion: FrameMotion) -> np.ndarray:
         """Text lines drawn where no OCR read has looked yet, on this frame. They are looked for on
@@ -416,6 +430,33 @@ class LiveMasker:
         boxes = drawn_text_boxes(motion.gray, motion.scale, not_read)
         self._unread_last = (motion.seq, boxes)
         return boxes
+
+    def _unseen_content(self, result: _Result, motion: FrameMotion | None, hw: tuple[int, int]) -> np.ndarray | None:
+        """What is drawn (not flat colour) in the part of this frame a pan or scroll brought in
+        since the fast tier's newest result (its frame did not show it), with the rest of each
+        thing drawn across that part's edge (an avatar cut there was not seen whole either). None
+        when there is none or the motion is unknown (the deadline and stall rules cover that)."""
+        if motion is None or result.seq >= motion.seq:
+            return None
+        moved = self.motion.between(result.seq, motion.seq)
+        if moved is None:
+            return None
+        strips = revealed_boxes(hw, moved[0])
+        if not len(strips):
+            return None
+        reach = UNSEEN_REACH * min(hw)
+        frame_box = np.array([0, 0, hw[1], hw[0]], np.float32)
+        out = []
+        for strip in strips:
+            grown = np.clip(strip + np.array([-reach, -reach, reach, reach], np.float32), 0, frame_box[[2, 3, 2, 3]])
+            for box in drawn_content_boxes(motion.gray, motion.scale, grown[None]):
+                if not (box[0] < strip[2] and box[2] > strip[0] and box[1] < strip[3] and box[3] > strip[1]):
+                    continue  # drawn beside the strip: the result saw it
+                # A thing that runs on to the end of the search (a camera picture, a page's
+                # backdrop) is not one small drawn thing: only its part in the strip is unseen.
+                inner = (grown != frame_box) & (np.abs(box - grown) <= 2.0 / motion.scale)
+                out.append(np.clip(box, strip[[0, 1, 0, 1]], strip[[2, 3, 2, 3]]) if inner.any() else box)
+        return np.array(out, np.float32).reshape(-1, 4) if out else None
 
     def _unseen(self, result: _Result, motion: FrameMotion | None,
                 now: float) -> tuple[str, np.ndarray | None]:  # fmt: skip

@@ -244,3 +244,21 @@ def changed_boxes(ref: np.ndarray, cur: np.ndarray, scale: float, shift: np.ndar
     boxes = [[x * block, y * block, (x + bw) * block, (y + bh) * block] for x, y, bw, bh, _ in stats[1:n]]
     out = np.array(boxes, np.float32) / scale
     return np.minimum(out, np.array([w, h, w, h], np.float32) / scale)
+
+
+def revealed_boxes(hw: tuple[int, int], shift) -> np.ndarray:
+    """The strips (K ≤ 2, 4) xyxy of an ``hw`` frame whose content was outside the view before
+    the picture moved by ``shift`` (2,) source px (content at (x, y) is now at (x, y) + shift):
+    what a pan or scroll has brought in."""
+    h, w = hw
+    dx, dy = float(shift[0]), float(shift[1])
+    out = []
+    if dx >= 1:
+        out.append([0, 0, min(w, dx), h])
+    elif dx <= -1:
+        out.append([max(0, w + dx), 0, w, h])
+    if dy >= 1:
+        out.append([0, 0, w, min(h, dy)])
+    elif dy <= -1:
+        out.append([0, max(0, h + dy), w, h])
+    return np.array(out, np.float32).reshape(-1, 4)

@@ -1,4 +1,4 @@
-"""Where text is drawn on a screen, found in a few milliseconds without reading it.
+"""Where text (and anything else) is drawn on a screen, found in a few milliseconds without reading it.
 
 Live masking reads text (OCR) seconds after it appears. Until a read has seen a region, the
 text drawn there is unjudged: ``drawn_text_boxes`` finds it so it can be covered line by line
@@ -6,7 +6,11 @@ instead of leaving it readable or blacking out the whole region. Text on a scree
 or light-on-dark strokes on flat colour: a morphological gradient marks stroke edges, a short
 horizontal closing joins the letters of a word, and components of text height are kept where the
 colour round them is mostly flat. In a camera picture it is not: stroke-like edges there are
-texture, and are left alone.
+texture, and are left alone. The words of a line are joined into one box (``join_words``).
+
+The fast tier (the detector, faces) is a few frames behind too. ``drawn_content_boxes`` finds
+whatever is drawn on flat colour where it has not looked yet (a picture scrolled in), so that is
+covered piece by piece while the flat colour around stays visible.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ MIN_FLAT_SHARE = 0.6  # round text on a screen most pixels are flat colour; in a
 MIN_HEIGHT, MAX_HEIGHT = 4, 48  # text heights looked for, in the grey image's px
 _KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 _JOIN = np.ones((1, 7), np.uint8)  # joins the letters of a word (gaps up to 6 px)
+_CLOSE_CONTENT = np.ones((5, 5), np.uint8)  # one picture's or word's parts are one component
+WORD_GAP = 1.0  # words of one line lie at most this many text heights apart (``join_words``)
+LINE_OVERLAP = 0.6  # ... and share this much of the smaller one's height
 
 
 def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: float = 2.0) -> np.ndarray:
@@ -51,5 +58,48 @@ def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: f
                 out.append([x0 + cx - pad, y0 + cy - pad, x0 + cx + cw + pad, y0 + cy + ch + pad])
     if not out:
         return np.zeros((0, 4), np.float32)
-    boxes = np.array(out, np.float32) / scale
+    boxes = join_words(np.array(out, np.float32)) / scale
     return np.clip(boxes, 0, np.array([w, h, w, h], np.float32) / scale)
+
+
+def join_words(boxes: np.ndarray, gap: float = WORD_GAP) -> np.ndarray:
+    """Word boxes (K, 4) xyxy joined into line boxes: taken left to right, a box joins a line box
+    when they share most of the smaller one's height (``LINE_OVERLAP``) and it starts at most
+    ``gap`` × that height after the line ends. A word space is a fraction of the text height; the
+    gap between a list's columns is several heights. A line masked whole shows neither the gaps
+    between its words nor their lengths."""
+    b = np.asarray(boxes, np.float32).reshape(-1, 4)
+    lines = np.zeros((0, 4), np.float32)
+    for box in b[np.argsort(b[:, 0], kind="stable")]:
+        if len(lines):
+            h = np.minimum(lines[:, 3] - lines[:, 1], box[3] - box[1])
+            overlap = np.minimum(lines[:, 3], box[3]) - np.maximum(lines[:, 1], box[1])
+            near = (overlap >= LINE_OVERLAP * h) & (box[0] - lines[:, 2] <= gap * h)
+            if near.any():
+                i = int(np.flatnonzero(near)[0])
+                lines[i] = [min(lines[i, 0], box[0]), min(lines[i, 1], box[1]), max(lines[i, 2], box[2]), max(lines[i, 3], box[3])]
+                continue
+        lines = np.vstack([lines, box[None]])
+    return lines
+
+
+def drawn_content_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: float = 2.0) -> np.ndarray:
+    """Everything drawn on flat colour inside ``regions`` (M, 4) xyxy source px of a
+    ``to_flow_gray`` image (pictures, icons, text): boxes (K, 4) xyxy source px of the connected
+    parts that are not flat colour, each grown by ``pad`` grey-image px. Flat colour holds nothing
+    private; a camera picture is not flat anywhere, so its whole region comes back as one box."""
+    h, w = gray.shape[:2]
+    out = []
+    for x0, y0, x1, y1 in np.asarray(regions, np.float32).reshape(-1, 4) * scale:
+        x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
+        x1, y1 = min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            continue
+        grad = cv2.morphologyEx(gray[y0:y1, x0:x1], cv2.MORPH_GRADIENT, _KERNEL)
+        drawn = cv2.morphologyEx((grad >= FLAT_LEVEL).astype(np.uint8), cv2.MORPH_CLOSE, _CLOSE_CONTENT)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(drawn, connectivity=8)
+        for cx, cy, cw, ch, _ in stats[1:n]:
+            out.append([x0 + cx - pad, y0 + cy - pad, x0 + cx + cw + pad, y0 + cy + ch + pad])
+    if not out:
+        return np.zeros((0, 4), np.float32)
+    return np.clip(np.array(out, np.float32) / scale, 0, np.array([w, h, w, h], np.float32) / scale)

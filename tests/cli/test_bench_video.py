@@ -163,11 +163,13 @@ def test_live_leak_breakdown_tells_the_sweep_from_held_and_detected_boxes():
     hidden = Detections(np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], np.float32), [0.9, 0.9, 1.0],
                         [0, 1, 0], names, [4, 5, -1], [Source.DETECTOR, Source.TRACKER, Source.TRACKER])  # fmt: skip
     out = SimpleNamespace(protected=True, hidden=hidden, stale_regions=np.array([[0, 20, 5, 25]], np.float32),
-                          text_regions=None, unread_text=np.array([[50, 40, 60, 45]], np.float32))  # fmt: skip
+                          text_regions=None, unread_text=np.array([[50, 40, 60, 45]], np.float32),
+                          unseen_content=np.array([[10, 50, 20, 58]], np.float32))  # fmt: skip
     labels = [label for label, _ in _labelled(out, Pipeline([], Policy(classes=None)), (60, 80))]
     assert labels == ["email detected", "license_plate held", "email sweep", "unseen (detector behind)",
-                      "text unread (OCR pending)"]
-    paused = SimpleNamespace(protected=False, hidden=None, stale_regions=None, text_regions=None, unread_text=None)
+                      "text unread (OCR pending)", "unseen content (detector behind)"]
+    paused = SimpleNamespace(protected=False, hidden=None, stale_regions=None, text_regions=None, unread_text=None,
+                             unseen_content=None)  # fmt: skip
     assert [label for label, _ in _labelled(paused, Pipeline([]), (60, 80))] == ["paused (whole frame)"]
 
 

@@ -192,3 +192,32 @@ def test_alternating_looks_passes_the_detector_through_and_rejects_a_bad_interva
 def test_live_options_reject_a_bad_look_interval():
     with pytest.raises(ValueError, match="full look interval"):
         LiveOptions(full_look_every=0)
+
+
+def _scrolled_page():
+    """A flat list screen 600 px tall: dark name bars every 60 px, a photo avatar at rows 250-290."""
+    page = np.full((600, 320, 3), 245, np.uint8)
+    for i, y in enumerate(range(20, 600, 60)):
+        page[y:y + 14, 80:160 + 17 * (i % 5)] = 30
+    page[250:290, 20:60] = np.random.default_rng(3).integers(0, 255, (40, 40, 3), dtype=np.uint8)
+    return page
+
+
+@pytest.mark.parametrize("cover", [True, False])
+def test_content_scrolled_in_before_the_detector_looked_is_covered_but_not_the_flat_colour(cover):
+    gate = threading.Event()
+    clock = Clock()
+    page = _scrolled_page()
+    det = BoxDetector(gate=gate)  # answers the first frame, then hangs (within the deadline)
+    opts = LiveOptions(deadline_s=1.0, stall_s=5.0, banner=False, changed_regions=None, lead=False,
+                       cover_unseen_content=cover)  # fmt: skip
+    with LiveMasker(Pipeline([det], Policy(classes=None)), opts, clock=clock) as m:
+        m.process(page[0:240].copy())
+        assert m.wait_ready(WAIT)
+        clock.t = 0.2
+        out = m.process(page[40:280].copy())  # scrolled 40 px: rows 240-280 of the page are new
+        assert out.protected and out.stale is None
+        avatar = out.frame[212:240, 22:58]  # the photo's part that scrolled in
+        assert (avatar.max() == 0) == cover
+        assert (out.frame[225:240, 250:310] == 245).all()  # flat colour beside it stays visible
+        gate.set()

@@ -40,3 +40,31 @@ def test_a_camera_picture_gives_no_text():
     boxes = drawn_text_boxes(gray, scale, np.array([[0, 0, 1280, 720]], np.float32))
     area = ((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])).sum() if len(boxes) else 0.0
     assert area < 0.01 * 1280 * 720
+
+
+def test_the_words_of_a_line_are_one_box_and_columns_and_lines_stay_apart():
+    img = np.full((720, 1280, 3), 245, np.uint8)
+    cv2.putText(img, "Erik    Thompson", (120, 120), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (20, 20, 20), 3, cv2.LINE_AA)
+    cv2.putText(img, "Home", (900, 120), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (20, 20, 20), 3, cv2.LINE_AA)  # another column
+    cv2.putText(img, "Anna Berg", (120, 190), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (20, 20, 20), 3, cv2.LINE_AA)  # next line
+    gray, scale = to_flow_gray(img)
+    boxes = drawn_text_boxes(gray, scale, np.array([[0, 0, 1280, 720]], np.float32))
+    name = boxes[(boxes[:, 1] < 110) & (boxes[:, 0] < 400)]
+    assert len(name) == 1 and name[0, 2] > 420  # "Erik" and "Thompson": one box across the space
+    assert covers(boxes, 950, 105) and not covers(boxes, 800, 105)  # the column gap stays open
+    assert not covers(boxes, 200, 145)  # the space between the two lines too
+
+
+def test_drawn_content_is_everything_but_flat_colour_and_a_camera_picture_is_one_piece():
+    from app.core.text_lines import drawn_content_boxes
+
+    img = np.full((360, 640, 3), 245, np.uint8)
+    img[100:160, 40:100] = np.random.default_rng(4).integers(0, 255, (60, 60, 3), dtype=np.uint8)  # a photo avatar
+    gray, scale = to_flow_gray(img)
+    boxes = drawn_content_boxes(gray, scale, np.array([[0, 0, 640, 360]], np.float32))
+    assert len(boxes) == 1 and covers(boxes, 42, 102) and covers(boxes, 98, 158) and not covers(boxes, 300, 200)
+    assert not len(drawn_content_boxes(gray, scale, np.array([[200, 0, 640, 360]], np.float32)))  # flat: nothing
+    photo = cv2.GaussianBlur(np.random.default_rng(5).integers(0, 255, (360, 640, 3), dtype=np.uint8), (0, 0), 1.0)
+    gray, scale = to_flow_gray(photo)
+    whole = drawn_content_boxes(gray, scale, np.array([[100, 50, 300, 250]], np.float32))
+    assert covers(whole, 102, 52) and covers(whole, 298, 248)
