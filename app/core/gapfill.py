@@ -179,9 +179,9 @@ def _extrapolate(track: TrackHits, k: int, forward: bool, stop: int, s: GapFillS
 
 
 def _speed_bound(track: TrackHits, s: GapFillSettings) -> np.ndarray:
-    """Per-axis speed bound (px/frame): the fastest centre motion seen between hits at least
-    ``speed_baseline`` frames apart (box jitter over two frames is no speed), times a margin
-    (chords between sparse hits understate speed on curves), plus a floor."""
+    """Per-axis speed bound (px/frame): the fastest object motion (``TrackHits.displacement``) seen
+    between hits at least ``speed_baseline`` frames apart (box jitter over two frames is no speed),
+    times a margin (chords between sparse hits understate speed on curves), plus a floor."""
     if len(track.frames) < 2:
         return np.full(2, s.min_speed, np.float32)
     return (_pair_speeds(track, 0, len(track.frames), s.speed_baseline) * s.speed_margin + s.min_speed).astype(np.float32)

@@ -83,10 +83,10 @@ class LiveOptions:
     ``cover_unread_text``: text drawn on flat colour where no OCR read has looked yet (scrolled
     in, typed, opened since) is covered line by line until a read judges it
     (``app.core.text_lines``); camera pictures are not searched this way.
-    ``cover_unseen_content``: what changed since the fast tier's newest result (content scrolled or
-    panned in, after the measured motion) is covered where it is not flat colour, until a result
-    has looked at it: an avatar entering a scrolled list is hidden before the detector's next
-    tick, the list's background is not (a camera picture is covered whole there)."""
+    ``cover_unseen_content``: what a pan or scroll brought into view since the fast tier's newest
+    result (the strip the measured shift reveals) is covered where it is not flat colour, until a
+    result has looked at it: an avatar entering a scrolled list is hidden before the detector's
+    next tick, the list's background is not (a camera picture's strip is covered whole)."""
 
     hold_s: float = 0.5
     deadline_s: float = 1.0

@@ -152,8 +152,9 @@ class VpdDetector:
         Scores are calibrated per class (``ScoreCalibration``, from the model's metadata); weak boxes
         far larger than their class ever was in training are dropped (``SizePlausibility``), and so
         are weak ones that the pixels under them contradict on a rendered screen (``box_evidence``:
-        a code that should decode and does not, a card with no number, a house number or shop
-        sign drawn by an app)."""
+        a code that should decode and does not, a card with no number, a house number, shop
+        sign or avatar drawn by an app). Face and avatar boxes cut by the frame's border are
+        completed (``complete_cut_boxes``)."""
         found = self.calibration.apply(self.detect_raw(frame), frame.shape[:2])
         if self.size_check is not None:
             found = self.size_check.apply(found, frame.shape[:2])
