@@ -48,7 +48,7 @@ from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, cha
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import RedactionSettings, full_mask
-from app.core.text_lines import drawn_content_boxes, drawn_text_boxes
+from app.core.text_lines import MIN_FLAT_SHARE, drawn_content_boxes, drawn_text_boxes, flat_share
 from app.core.tracking import PrivacyTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
@@ -449,6 +449,9 @@ class LiveMasker:
         out = []
         for strip in strips:
             grown = np.clip(strip + np.array([-reach, -reach, reach, reach], np.float32), 0, frame_box[[2, 3, 2, 3]])
+            if flat_share(motion.gray, motion.scale, grown) < MIN_FLAT_SHARE:
+                out.append(strip)  # a camera picture: no drawn things to follow, the strip is what is new
+                continue
             for box in drawn_content_boxes(motion.gray, motion.scale, grown[None]):
                 if not (box[0] < strip[2] and box[2] > strip[0] and box[1] < strip[3] and box[3] > strip[1]):
                     continue  # drawn beside the strip: the result saw it

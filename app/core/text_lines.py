@@ -103,3 +103,15 @@ def drawn_content_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad
     if not out:
         return np.zeros((0, 4), np.float32)
     return np.clip(np.array(out, np.float32) / scale, 0, np.array([w, h, w, h], np.float32) / scale)
+
+
+def flat_share(gray: np.ndarray, scale: float, box) -> float:
+    """Share of flat-colour pixels in ``box`` (xyxy source px) of a ``to_flow_gray`` image: high on
+    a screen, low in a camera picture (1.0 for an empty box)."""
+    h, w = gray.shape[:2]
+    x0, y0, x1, y1 = (np.asarray(box, np.float32) * scale).tolist()
+    x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return 1.0
+    grad = cv2.morphologyEx(gray[y0:y1, x0:x1], cv2.MORPH_GRADIENT, _KERNEL)
+    return float((grad < FLAT_LEVEL).mean())

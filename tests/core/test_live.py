@@ -221,3 +221,24 @@ def test_content_scrolled_in_before_the_detector_looked_is_covered_but_not_the_f
         assert (avatar.max() == 0) == cover
         assert (out.frame[225:240, 250:310] == 245).all()  # flat colour beside it stays visible
         gate.set()
+
+
+def test_a_camera_pan_covers_only_the_strip_it_brought_in():
+    gate = threading.Event()
+    clock = Clock()
+    import cv2
+
+    noise = np.random.default_rng(6).integers(0, 255, (600, 320, 3), dtype=np.uint8)
+    scene = cv2.GaussianBlur(noise, (0, 0), 1.5)  # a 600 x 320 "photo": texture everywhere, no flat colour
+    det = BoxDetector(gate=gate)
+    opts = LiveOptions(deadline_s=1.0, stall_s=5.0, banner=False, changed_regions=None, lead=False)
+    with LiveMasker(Pipeline([det], Policy(classes=None)), opts, clock=clock) as m:
+        m.process(scene[0:240].copy())
+        assert m.wait_ready(WAIT)
+        clock.t = 0.2
+        now = scene[40:280].copy()
+        out = m.process(now)
+        assert out.protected and out.unseen_content is not None
+        assert out.frame[205:240, 100:300].max() == 0  # what panned in is hidden
+        assert (out.frame[120:190, 100:300] == now[120:190, 100:300]).all()  # the rest shows
+        gate.set()
