@@ -41,6 +41,7 @@ from app.core.async_detector import (AlternatingLooks, AsyncDetector, DetectorGr
                                      split_slow_detectors)
 from app.core.detections import Detections, Source, concat
 from app.core.face_context import FaceContext
+from app.core.geometry import intersection_matrix
 from app.core.live_lead import LeadSettings, LeadTracker
 from app.core.live_ocr import OcrTier
 from app.core.live_regions import ChangedRegionDetector, RegionSettings
@@ -48,7 +49,7 @@ from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, cha
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import RedactionSettings, full_mask
-from app.core.text_lines import MIN_FLAT_SHARE, drawn_content_boxes, drawn_text_boxes, flat_share
+from app.core.text_lines import MIN_FLAT_SHARE, drawn_content, drawn_text_boxes
 from app.core.tracking import PrivacyTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
@@ -449,12 +450,12 @@ class LiveMasker:
         out = []
         for strip in strips:
             grown = np.clip(strip + np.array([-reach, -reach, reach, reach], np.float32), 0, frame_box[[2, 3, 2, 3]])
-            if flat_share(motion.gray, motion.scale, grown) < MIN_FLAT_SHARE:
+            boxes, flat = drawn_content(motion.gray, motion.scale, grown)
+            if flat < MIN_FLAT_SHARE:
                 out.append(strip)  # a camera picture: no drawn things to follow, the strip is what is new
                 continue
-            for box in drawn_content_boxes(motion.gray, motion.scale, grown[None]):
-                if not (box[0] < strip[2] and box[2] > strip[0] and box[1] < strip[3] and box[3] > strip[1]):
-                    continue  # drawn beside the strip: the result saw it
+            touching = intersection_matrix(boxes, strip[None])[:, 0] > 0  # the rest the result saw
+            for box in boxes[touching]:
                 # A thing that runs on to the end of the search (a camera picture, a page's
                 # backdrop) is not one small drawn thing: only its part in the strip is unseen.
                 inner = (grown != frame_box) & (np.abs(box - grown) <= 2.0 / motion.scale)

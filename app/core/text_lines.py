@@ -8,7 +8,7 @@ horizontal closing joins the letters of a word, and components of text height ar
 colour round them is mostly flat. In a camera picture it is not: stroke-like edges there are
 texture, and are left alone. The words of a line are joined into one box (``join_words``).
 
-The fast tier (the detector, faces) is a few frames behind too. ``drawn_content_boxes`` finds
+The fast tier (the detector, faces) is a few frames behind too. ``drawn_content`` finds
 whatever is drawn on flat colour where it has not looked yet (a picture scrolled in), so that is
 covered piece by piece while the flat colour around stays visible.
 """
@@ -35,12 +35,11 @@ def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: f
     ``pad`` grey-image px. Camera pictures give (almost) none."""
     h, w = gray.shape[:2]
     out = []
-    for x0, y0, x1, y1 in np.asarray(regions, np.float32).reshape(-1, 4) * scale:
-        x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
-        x1, y1 = min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
-        if x1 - x0 < MIN_HEIGHT or y1 - y0 < MIN_HEIGHT:
+    for region in np.asarray(regions, np.float32).reshape(-1, 4):
+        crop = _gradient(gray, scale, region, MIN_HEIGHT)
+        if crop is None:
             continue
-        grad = cv2.morphologyEx(gray[y0:y1, x0:x1], cv2.MORPH_GRADIENT, _KERNEL)
+        x0, y0, grad = crop
         strokes = cv2.morphologyEx((grad >= EDGE_LEVEL).astype(np.uint8), cv2.MORPH_CLOSE, _JOIN)
         n, _, stats, _ = cv2.connectedComponentsWithStats(strokes, connectivity=8)
         if n < 2:
@@ -83,35 +82,32 @@ def join_words(boxes: np.ndarray, gap: float = WORD_GAP) -> np.ndarray:
     return lines
 
 
-def drawn_content_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: float = 2.0) -> np.ndarray:
-    """Everything drawn on flat colour inside ``regions`` (M, 4) xyxy source px of a
-    ``to_flow_gray`` image (pictures, icons, text): boxes (K, 4) xyxy source px of the connected
-    parts that are not flat colour, each grown by ``pad`` grey-image px. Flat colour holds nothing
-    private; a camera picture is not flat anywhere, so its whole region comes back as one box."""
+def drawn_content(gray: np.ndarray, scale: float, region, pad: float = 2.0) -> tuple[np.ndarray, float]:
+    """Everything drawn on flat colour inside ``region`` (xyxy source px) of a ``to_flow_gray``
+    image (pictures, icons, text): boxes (K, 4) xyxy source px of the connected parts that are not
+    flat colour, each grown by ``pad`` grey-image px, and the region's share of flat-colour pixels
+    (high on a screen, low in a camera picture, which is not flat anywhere and so comes back as
+    one box; 1.0 for an empty region). Flat colour holds nothing private."""
     h, w = gray.shape[:2]
-    out = []
-    for x0, y0, x1, y1 in np.asarray(regions, np.float32).reshape(-1, 4) * scale:
-        x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
-        x1, y1 = min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
-        if x1 - x0 < 2 or y1 - y0 < 2:
-            continue
-        grad = cv2.morphologyEx(gray[y0:y1, x0:x1], cv2.MORPH_GRADIENT, _KERNEL)
-        drawn = cv2.morphologyEx((grad >= FLAT_LEVEL).astype(np.uint8), cv2.MORPH_CLOSE, _CLOSE_CONTENT)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(drawn, connectivity=8)
-        for cx, cy, cw, ch, _ in stats[1:n]:
-            out.append([x0 + cx - pad, y0 + cy - pad, x0 + cx + cw + pad, y0 + cy + ch + pad])
-    if not out:
-        return np.zeros((0, 4), np.float32)
-    return np.clip(np.array(out, np.float32) / scale, 0, np.array([w, h, w, h], np.float32) / scale)
+    crop = _gradient(gray, scale, region, 2)
+    if crop is None:
+        return np.zeros((0, 4), np.float32), 1.0
+    x0, y0, grad = crop
+    drawn = cv2.morphologyEx((grad >= FLAT_LEVEL).astype(np.uint8), cv2.MORPH_CLOSE, _CLOSE_CONTENT)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(drawn, connectivity=8)
+    boxes = np.array([[x0 + cx - pad, y0 + cy - pad, x0 + cx + cw + pad, y0 + cy + ch + pad]
+                      for cx, cy, cw, ch, _ in stats[1:n]], np.float32).reshape(-1, 4)  # fmt: skip
+    boxes = np.clip(boxes / scale, 0, np.array([w, h, w, h], np.float32) / scale)
+    return boxes, float((grad < FLAT_LEVEL).mean())
 
 
-def flat_share(gray: np.ndarray, scale: float, box) -> float:
-    """Share of flat-colour pixels in ``box`` (xyxy source px) of a ``to_flow_gray`` image: high on
-    a screen, low in a camera picture (1.0 for an empty box)."""
+def _gradient(gray: np.ndarray, scale: float, region, min_side: int) -> tuple[int, int, np.ndarray] | None:
+    """(x0, y0, morphological gradient) of ``region`` (xyxy source px) cut from a ``to_flow_gray``
+    image, its corner in grey-image px; None when the cut is under ``min_side`` px either way."""
     h, w = gray.shape[:2]
-    x0, y0, x1, y1 = (np.asarray(box, np.float32) * scale).tolist()
-    x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
-    if x1 - x0 < 2 or y1 - y0 < 2:
-        return 1.0
-    grad = cv2.morphologyEx(gray[y0:y1, x0:x1], cv2.MORPH_GRADIENT, _KERNEL)
-    return float((grad < FLAT_LEVEL).mean())
+    x0, y0, x1, y1 = (np.asarray(region, np.float32) * scale).tolist()
+    x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
+    x1, y1 = min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
+    if x1 - x0 < min_side or y1 - y0 < min_side:
+        return None
+    return x0, y0, cv2.morphologyEx(gray[y0:y1, x0:x1], cv2.MORPH_GRADIENT, _KERNEL)

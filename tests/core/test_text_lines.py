@@ -56,15 +56,17 @@ def test_the_words_of_a_line_are_one_box_and_columns_and_lines_stay_apart():
 
 
 def test_drawn_content_is_everything_but_flat_colour_and_a_camera_picture_is_one_piece():
-    from app.core.text_lines import drawn_content_boxes
+    from app.core.text_lines import MIN_FLAT_SHARE, drawn_content
 
     img = np.full((360, 640, 3), 245, np.uint8)
     img[100:160, 40:100] = np.random.default_rng(4).integers(0, 255, (60, 60, 3), dtype=np.uint8)  # a photo avatar
     gray, scale = to_flow_gray(img)
-    boxes = drawn_content_boxes(gray, scale, np.array([[0, 0, 640, 360]], np.float32))
+    boxes, flat = drawn_content(gray, scale, np.array([0, 0, 640, 360], np.float32))
     assert len(boxes) == 1 and covers(boxes, 42, 102) and covers(boxes, 98, 158) and not covers(boxes, 300, 200)
-    assert not len(drawn_content_boxes(gray, scale, np.array([[200, 0, 640, 360]], np.float32)))  # flat: nothing
+    assert flat >= MIN_FLAT_SHARE  # a screen
+    assert not len(drawn_content(gray, scale, np.array([200, 0, 640, 360], np.float32))[0])  # flat: nothing
     photo = cv2.GaussianBlur(np.random.default_rng(5).integers(0, 255, (360, 640, 3), dtype=np.uint8), (0, 0), 1.0)
     gray, scale = to_flow_gray(photo)
-    whole = drawn_content_boxes(gray, scale, np.array([[100, 50, 300, 250]], np.float32))
+    whole, flat = drawn_content(gray, scale, np.array([100, 50, 300, 250], np.float32))
     assert covers(whole, 102, 52) and covers(whole, 298, 248)
+    assert flat < MIN_FLAT_SHARE  # a camera picture
