@@ -48,7 +48,7 @@ from app.core.live_regions import ChangedRegionDetector, RegionSettings
 from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, changed_boxes, revealed_boxes, to_flow_gray
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
-from app.core.redact import RedactionSettings, full_mask
+from app.core.redact import RedactionSettings, fill_solid, full_mask
 from app.core.text_lines import MIN_FLAT_SHARE, drawn_content, drawn_text_boxes
 from app.core.tracking import PrivacyTracker, TrackerSettings
 
@@ -196,8 +196,7 @@ def fill_regions(frame: np.ndarray, xyxy: np.ndarray, colour_bgr: tuple[int, int
     for x0, y0, x1, y1 in np.asarray(xyxy).reshape(-1, 4):
         x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
         x1, y1 = min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
-        if x1 > x0 and y1 > y0:
-            frame[y0:y1, x0:x1] = colour_bgr
+        fill_solid(frame, x0, y0, x1, y1, colour_bgr)
     return frame
 
 

