@@ -379,7 +379,7 @@ class LiveMasker:
             reason = "stalled"
         hidden = text_paused = regions = stale = stale_regions = unread = unseen = None
         if reason is None and now - result.captured > self.options.deadline_s:
-            stale, stale_regions = self._unseen(result, motion, now)
+            stale, stale_regions = self._unseen(result, motion, now, frame.shape[:2])
             if stale_regions is None:
                 reason = "stalled"  # no motion to tell what changed: everything is unseen
         if reason is None:
@@ -461,17 +461,37 @@ class LiveMasker:
                 out.append(np.clip(box, strip[[0, 1, 0, 1]], strip[[2, 3, 2, 3]]) if inner.any() else box)
         return np.array(out, np.float32).reshape(-1, 4) if out else None
 
-    def _unseen(self, result: _Result, motion: FrameMotion | None,
-                now: float) -> tuple[str, np.ndarray | None]:  # fmt: skip
+    def _unseen(self, result: _Result, motion: FrameMotion | None, now: float,
+                hw: tuple[int, int]) -> tuple[str, np.ndarray | None]:  # fmt: skip
         """(why, regions) for a fast-tier result older than ``deadline_s``: what changed since its
-        frame, after the measured motion; regions None when that cannot be told."""
+        frame, after the measured motion, with the things drawn across its edges; regions None
+        when that cannot be told."""
         why = f"detector {now - result.captured:.1f} s behind: changed regions hidden"
         if motion is None or result.gray is None:
             return why, None
         moved = self.motion.between(result.seq, motion.seq)
         if moved is None:
             return why, None
-        return why, changed_boxes(result.gray[0], motion.gray, motion.scale, moved[0])
+        changed = changed_boxes(result.gray[0], motion.gray, motion.scale, moved[0], exact=True)
+        return why, self._with_things_across(changed, motion, hw)
+
+    def _with_things_across(self, regions: np.ndarray, motion: FrameMotion, hw: tuple[int, int]) -> np.ndarray:
+        """``regions`` (K, 4) xyxy plus the whole of each thing drawn on flat colour across their
+        edges: the fast tier saw its part outside them only cut off, which a detector may miss.
+        A thing that runs on past the search (a page's backdrop) adds nothing (its part inside is
+        covered); on a camera picture (little flat colour) the regions alone."""
+        if not len(regions):
+            return regions
+        reach = UNSEEN_REACH * min(hw)
+        frame_box = np.array([0, 0, hw[1], hw[0]], np.float32)
+        search = np.concatenate([regions[:, :2].min(0) - reach, regions[:, 2:].max(0) + reach]).astype(np.float32)
+        search = np.clip(search, 0, frame_box[[2, 3, 2, 3]])
+        boxes, flat = drawn_content(motion.gray, motion.scale, search)
+        if flat < MIN_FLAT_SHARE or not len(boxes):
+            return regions
+        runs_on = ((search != frame_box) & (np.abs(boxes - search) <= 2.0 / motion.scale)).any(1)
+        across = (intersection_matrix(boxes, regions) > 0).any(1) & ~runs_on
+        return np.concatenate([regions, boxes[across]]).astype(np.float32)
 
     def _track(self, result: _Result, frame: np.ndarray, view: Pipeline, motion: FrameMotion | None) -> Detections:
         hidden = self._track_boxes(result, frame, view, motion)

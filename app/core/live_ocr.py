@@ -134,7 +134,7 @@ class OcrTier:
         if error is None and now - since <= self.deadline():
             return None, None
         why = f"OCR failed ({error})" if error is not None else f"OCR {now - since:.1f} s behind"
-        regions = self._changed_since_read(read, motion.seq, (motion.gray, motion.scale)) if motion else None
+        regions = self._changed_since_read(read, motion.seq, (motion.gray, motion.scale), exact=True) if motion else None
         if regions is None:
             return f"text unprotected: {why}; frame hidden", np.array([[0, 0, hw[1], hw[0]]], np.float32)
         return f"text unprotected where the picture changed: {why}", regions
@@ -147,11 +147,12 @@ class OcrTier:
         regions = self._changed_since_read(read, seq, gray)
         return np.array([[0, 0, hw[1], hw[0]]], np.float32) if regions is None else regions
 
-    def _changed_since_read(self, read: OcrRead | None, seq: int, gray: Gray) -> np.ndarray | None:
+    def _changed_since_read(self, read: OcrRead | None, seq: int, gray: Gray, exact: bool = False) -> np.ndarray | None:
         """(K, 4) xyxy regions of frame ``seq`` that changed since ``read``'s frame, after the
-        measured motion; None when there is no read or the motion since it cannot be told."""
+        measured motion (``changed_boxes``: bounds to search in, or with ``exact`` the changed
+        blocks themselves, to fill); None when there is no read or the motion since it cannot be told."""
         moved = self.motion.between(read.seq, seq) if read is not None and read.gray is not None else None
-        return None if moved is None else changed_boxes(read.gray[0], gray[0], gray[1], moved[0])
+        return None if moved is None else changed_boxes(read.gray[0], gray[0], gray[1], moved[0], exact=exact)
 
     def close(self) -> None:
         """Stop the OCR worker (after its current frame)."""

@@ -212,12 +212,14 @@ class MotionEstimator:
 
 
 def changed_boxes(ref: np.ndarray, cur: np.ndarray, scale: float, shift: np.ndarray, block: int = 16,
-                  threshold: int = 24) -> np.ndarray:  # fmt: skip
+                  threshold: int = 24, exact: bool = False) -> np.ndarray:  # fmt: skip
     """Regions of ``cur`` not explained by ``ref`` moved by ``shift`` (2,) source px: (K, 4) xyxy
     source px. Both are ``to_flow_gray`` images; content scrolled in from outside ``ref`` counts
     as changed. A pixel is changed when it is more than ``threshold`` grey levels outside the range
-    of the reference within ±2 flow px; blocks of ``block`` flow px with any changed pixel are
-    merged into rectangles (one block of margin)."""
+    of the reference within ±2 flow px; blocks of ``block`` flow px with any changed pixel, with
+    one block of margin, make the regions: the bounds of each connected group (few boxes, for
+    re-detecting), or with ``exact`` rectangles covering exactly those blocks (for filling: the
+    bounds of the L-shaped strip a diagonal pan reveals are the whole frame)."""
     if ref.shape != cur.shape:
         h, w = cur.shape[:2]
         return np.array([[0, 0, w / scale, h / scale]], np.float32)
@@ -240,10 +242,28 @@ def changed_boxes(ref: np.ndarray, cur: np.ndarray, scale: float, shift: np.ndar
     if not grid.any():
         return np.zeros((0, 4), np.float32)
     grid = cv2.dilate(grid, np.ones((3, 3), np.uint8))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(grid, connectivity=8)
-    boxes = [[x * block, y * block, (x + bw) * block, (y + bh) * block] for x, y, bw, bh, _ in stats[1:n]]
-    out = np.array(boxes, np.float32) / scale
+    if exact:
+        boxes = (grid_rectangles(grid) * block).tolist()
+    else:
+        n, _, stats, _ = cv2.connectedComponentsWithStats(grid, connectivity=8)
+        boxes = [[x * block, y * block, (x + bw) * block, (y + bh) * block] for x, y, bw, bh, _ in stats[1:n]]
+    out = np.array(boxes, np.float32).reshape(-1, 4) / scale
     return np.minimum(out, np.array([w, h, w, h], np.float32) / scale)
+
+
+def grid_rectangles(grid: np.ndarray) -> np.ndarray:
+    """Rectangles (K, 4) int xyxy in cells that cover exactly the non-zero cells of a 2-D ``grid``:
+    each row's runs, a run stacked on an identical run of the row above joined to it."""
+    open_runs: dict[tuple[int, int], int] = {}  # (x0, x1) -> first row
+    out = []
+    for y, row in enumerate(np.vstack([grid != 0, np.zeros((1, grid.shape[1]), bool)])):
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], row.astype(np.int8), [0]])))
+        runs = set(zip(edges[::2].tolist(), edges[1::2].tolist()))
+        for run in [r for r in open_runs if r not in runs]:
+            out.append([run[0], open_runs.pop(run), run[1], y])
+        for run in runs:
+            open_runs.setdefault(run, y)
+    return np.array(out, np.int64).reshape(-1, 4)
 
 
 def revealed_boxes(hw: tuple[int, int], shift) -> np.ndarray:

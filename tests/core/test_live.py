@@ -242,3 +242,39 @@ def test_a_camera_pan_covers_only_the_strip_it_brought_in():
         assert out.frame[205:240, 100:300].max() == 0  # what panned in is hidden
         assert (out.frame[120:190, 100:300] == now[120:190, 100:300]).all()  # the rest shows
         gate.set()
+
+
+class GatedEmptyDetector(BoxDetector):
+    """Finds nothing: answers the first frame, then hangs until the gate opens."""
+
+    def detect(self, frame):
+        self.calls += 1
+        if self.calls > 1:
+            self.gate.wait(WAIT)
+        return Detections.empty(NAMES)
+
+
+def test_late_detector_after_a_diagonal_pan_hides_the_revealed_strips_and_what_crosses_them_not_the_frame():
+    rng = np.random.default_rng(1)
+    screen = np.full((420, 640, 3), 235, np.uint8)  # a flat-colour screen with text-like blocks on it
+    for x, y in [(130, 70), (330, 90), (180, 190), (420, 240), (150, 300), (380, 330), (260, 150), (470, 130)]:
+        screen[y:y + 18, x:x + 90] = rng.integers(0, 90, (18, 90, 3))
+    # A block at (120, 20)-(210, 90) of the second view: its top 20 px were outside the first view,
+    # whose top edge it crosses, so the detector saw it cut off.
+    screen[60 + 20:60 + 90, 60 + 120:60 + 210] = rng.integers(0, 90, (70, 90, 3))
+    clock = Clock()
+    gate = threading.Event()
+    m = LiveMasker(Pipeline([GatedEmptyDetector(gate=gate)], Policy(classes=None)),
+                   LiveOptions(deadline_s=1.0, stall_s=5.0, banner=False, lead=False), clock=clock)  # fmt: skip
+    first, second = screen[100:280, 100:420].copy(), screen[60:240, 60:380].copy()  # content moves (+40, +40)
+    with m:
+        m.process(first)
+        assert m.wait_ready(WAIT)
+        clock.t = 1.5  # past the deadline: what changed since the result's frame is hidden
+        out = m.process(second)
+        gate.set()
+    assert out.protected and out.stale is not None
+    assert out.frame[:40, :].max() == 0 and out.frame[:, :40].max() == 0  # the L-shaped strip brought in
+    assert out.frame[20:90, 120:210].max() == 0  # the block cut by the old view's edge, whole
+    far = (slice(130, 180), slice(200, 320))  # seen by the detector and only moved: not the L's bounds
+    assert np.array_equal(out.frame[far], second[far])

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from app.core.motion import MotionEstimator, box_shifts, changed_boxes, global_shift, to_flow_gray
+from app.core.motion import MotionEstimator, box_shifts, changed_boxes, global_shift, grid_rectangles, to_flow_gray
 
 
 def scene(h=360, w=640, seed=0):
@@ -53,6 +53,33 @@ def test_estimator_accumulates_offsets_between_frames():
     (dx, dy), err = est.between(1, 5)
     assert abs(dx - 20) < 2 and abs(dy) < 2 and err < 4
     assert est.between(-3, 5) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_grid_rectangles_cover_exactly_the_marked_cells(seed):
+    rng = np.random.default_rng(seed)
+    grid = (rng.random((12, 17)) < 0.3 + 0.1 * seed).astype(np.uint8)
+    grid[:3] = 1  # a full band, as a scroll reveals
+    rects = grid_rectangles(grid)
+    cover = np.zeros(grid.shape, int)
+    for x0, y0, x1, y1 in rects:
+        cover[y0:y1, x0:x1] += 1
+    assert np.array_equal(cover, grid.astype(int))  # every marked cell once, nothing else
+    assert len(grid_rectangles(np.zeros((4, 5), np.uint8))) == 0
+
+
+def test_exact_changed_regions_of_a_diagonal_pan_are_the_l_shaped_strip_not_the_frame():
+    img = scene()
+    a = to_flow_gray(view(img, 100, 80))
+    b = to_flow_gray(view(img, 60, 40))  # panned 40 px right and 40 px down: strips along the top and left
+    shift = np.array([40.0, 40.0])
+    loose, exact = changed_boxes(a[0], b[0], b[1], shift), changed_boxes(a[0], b[0], b[1], shift, exact=True)
+    area = lambda boxes: ((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])).sum()  # noqa: E731
+    inside = lambda boxes, x, y: bool(np.any((boxes[:, 0] <= x) & (boxes[:, 2] >= x) & (boxes[:, 1] <= y) & (boxes[:, 3] >= y)))  # noqa: E731
+    for x, y in ((5, 100), (200, 5), (5, 5)):  # revealed on the left, on top, in the corner
+        assert inside(exact, x, y) and inside(loose, x, y)
+    assert not inside(exact, 250, 150)  # content that only moved, inside the L's bounds
+    assert area(exact) < 0.6 * area(loose) and area(loose) >= 0.9 * 320 * 180
 
 
 def test_changed_boxes_find_new_content_not_the_pan():
