@@ -51,8 +51,8 @@ DEFAULT_LIMITS: Mapping[str, SizeLimit] = MappingProxyType(
         )},  # fmt: skip
         "postal_address": SizeLimit(height=0.4, area=0.3),  # a few lines
         "face": SizeLimit(height=0.9, area=0.5),
-        **{name: _SMALL_OBJECT for name in ("license_plate", "house_number", "street_sign", "qr_code", "barcode",
-                                             "signature")},  # fmt: skip
+        **{name: _SMALL_OBJECT for name in ("license_plate", "house_number", "street_sign", "shop_sign", "qr_code",
+                                             "barcode", "signature")},  # fmt: skip
     }
 )
 

@@ -9,7 +9,7 @@ from app.core.detections import Detections, Source
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 
-NAMES = ("email", "face", "house_number", "paper_document")
+NAMES = ("email", "face", "house_number", "paper_document", "shop_sign")
 HW = (720, 1280)
 
 
@@ -24,6 +24,8 @@ def one(box, cls, score, source=Source.DETECTOR):
         ([0, 0, 1280, 500], "email", 0.3, False),  # an "e-mail" as tall as most of the frame
         ([0, 0, 1280, 500], "email", 0.8, True),  # …unless the detector is sure
         ([0, 0, 1100, 700], "house_number", 0.4, False),  # the false whole-frame house number
+        ([0, 300, 1280, 720], "shop_sign", 0.3, False),  # text layout's "sign" over the lower 60 % of a frame
+        ([200, 100, 900, 260], "shop_sign", 0.3, True),  # a board across a façade
         ([300, 100, 700, 600], "face", 0.3, True),  # a close face (area 0.22)
         ([0, 0, 1280, 720], "face", 0.3, False),
         ([0, 0, 1280, 720], "paper_document", 0.3, True),  # a document may fill the frame
