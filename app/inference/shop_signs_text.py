@@ -49,6 +49,7 @@ class FacadeRules:
     sign. ``grow_x`` / ``grow_y``: the sign box is the lines' span grown by these multiples of
     the line height (the board around the letters). ``max_text_cover``: a frame with at least
     ``page_lines`` lines covering more than this share of it is a page, not a street.
+    ``max_sign_share``: a sign's box larger than this share of the frame is no shop sign.
     ``max_skew_deg``: lines slanted more than this, up to as much short of vertical, are no sign's
     (a vertical blade's text is found upright). ``flat_share``: the rendered-screen test.
     """
@@ -72,6 +73,9 @@ class FacadeRules:
     grow_x: float = 0.5
     grow_y: float = 0.0  # the OCR's line box already holds a margin of about a quarter of the letter height
     max_text_cover: float = 0.15
+    # The real pack's largest labelled shop sign (train split) is 14 % of its photo; a "sign" box
+    # over a quarter of the frame is a poster, a banner or a product label photographed close.
+    max_sign_share: float = 0.25
     page_lines: int = 8
     flat_share: float = 0.6
     sign_score: float = 0.3
@@ -175,7 +179,10 @@ def shop_sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: Fa
             continue
         h = float(np.median(heights[group]))
         grow = np.array([-rules.grow_x, -rules.grow_y, rules.grow_x, rules.grow_y], np.float32) * h
-        found.append((span + grow, rules.sign_score, 0))
+        sign = clip_xyxy((span + grow)[None], hw)[0]
+        if float(box_area(sign[None])[0]) > rules.max_sign_share * hw[0] * hw[1]:
+            continue
+        found.append((sign, rules.sign_score, 0))
     return _detections(found, hw)
 
 

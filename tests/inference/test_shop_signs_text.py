@@ -96,6 +96,13 @@ def test_a_slanted_blade_does_not_join_the_big_sign_below_it():
     assert len(found) == 2 and all(y1 - y0 < 120 for _, y0, _, y1 in found.xyxy)
 
 
+def test_a_board_larger_than_a_quarter_of_the_frame_is_no_shop_sign():
+    # Two stacked big lines over the lower half of the frame: a product label or banner held close.
+    banner = [line("GOLDEN", 40, 260, 640, 340), line("HARVEST", 40, 350, 640, 430)]
+    assert len(shop_sign_candidates(banner, wall())) == 0
+    assert len(shop_sign_candidates([line("GOLDEN", 200, 260, 520, 340)], wall())) == 1  # a board of its own size
+
+
 def test_a_page_of_text_gives_no_sign():
     page = [line(f"Soup {i} Salad", 40, 40 + 40 * i, 680, 40 + 40 * i + 22) for i in range(10)]
     assert len(shop_sign_candidates(page, wall())) == 0
