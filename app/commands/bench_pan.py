@@ -152,10 +152,11 @@ class FrameScore:
 
 
 def pixel_maps(src: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(masked, changed) (H, W) bool maps of an output frame against its source: changed = grey
-    level moved by more than ``CHANGE_GREY``; masked = changed or near black (the solid fill)."""
-    gs = cv2.cvtColor(src, cv2.COLOR_BGR2GRAY)
-    go = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)
+    """(masked, changed) (H, W) bool maps of an output frame against its source (BGR, or both
+    already grey): changed = grey level moved by more than ``CHANGE_GREY``; masked = changed or
+    near black (the solid fill)."""
+    gs = src if src.ndim == 2 else cv2.cvtColor(src, cv2.COLOR_BGR2GRAY)
+    go = out if out.ndim == 2 else cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)
     changed = cv2.absdiff(gs, go) > CHANGE_GREY
     return changed | (go <= CHANGE_GREY), changed
 
@@ -236,36 +237,34 @@ def bench_pan_export(clips: list[PanClip], work: Path, deface: str | None, repea
                     print(f"  {score.breakdown.summary()}")
 
 
-class _KeepingSource:
-    """Wraps a source and keeps the frame it returned last (to score the masked output)."""
+class _CountingSource:
+    """Wraps a source and counts its frames: ``index`` is that of the frame it returned last."""
 
     def __init__(self, source) -> None:
-        self.source, self.last, self.fps = source, None, source.fps
+        self.source, self.fps = source, source.fps
         self.index = -1
 
     def read(self):
-        self.last = self.source.read()
-        self.index += self.last is not None
-        return self.last
+        frame = self.source.read()
+        self.index += frame is not None
+        return frame
 
 
 def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
     """Stream each clip in real time through ``LiveMasker``; print FPS, latency, pauses, leaks and
-    the first-visible time of PII panning into view. Only two bit maps per frame are made in the
-    loop; scoring runs after it, so it takes little CPU from the live loop."""
+    the first-visible time of PII panning into view. The loop keeps only each output frame's grey
+    copy and what it drew; the source frames are read again and everything is scored after it,
+    so the benchmark takes little CPU from the live loop."""
     from app.core.live import LiveMasker, run_live
     from app.media.sources import VideoFileSource
 
     for clip in clips:
-        src = _KeepingSource(VideoFileSource(clip.path, realtime=True))
+        src = _CountingSource(VideoFileSource(clip.path, realtime=True))
         kept, lat, paused = [], [], []
 
         def sink(out, src=src) -> None:
-            masked, changed = pixel_maps(src.last, out.frame)
-            if not out.protected:  # fully masked by construction; the banner drawn over it shows no source pixel
-                masked[:] = True
-            kept.append((src.index, masked.shape, np.packbits(masked), np.packbits(changed), out.protected,
-                         live_regions(out, pipeline, masked.shape)))  # fmt: skip
+            grey = cv2.cvtColor(out.frame, cv2.COLOR_BGR2GRAY)
+            kept.append((src.index, grey, out.protected, live_regions(out, pipeline, grey.shape)))
             lat.append(out.latency_s)
             paused.append(not out.protected)
 
@@ -277,11 +276,12 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
         src.source.close()
         score, first_seen, first_hidden = FrameScore(), {}, {}
         leaks: dict[int, list[float]] = {}
-        for i, shape, masked, changed, protected, regions in kept:
-            n = shape[0] * shape[1]
-            unpack = lambda bits: np.unpackbits(bits, count=n).reshape(shape).astype(bool)  # noqa: E731
-            masked_map = unpack(masked)
-            flags = score.add_maps(masked_map, unpack(changed), clip.truth[i], regions)
+        sources = source_greys(clip.path)
+        for i, grey, protected, regions in kept:
+            masked_map, changed = pixel_maps(sources[i], grey)
+            if not protected:  # fully masked by construction; the banner drawn over it shows no source pixel
+                masked_map[:] = True
+            flags = score.add_maps(masked_map, changed, clip.truth[i], regions)
             for key, ok, box in zip(clip.ids[i], flags, np.round(clip.truth[i]).astype(int)):
                 if not ok:
                     leaks.setdefault(int(key), []).append(float(masked_map[box[1]:box[3], box[0]:box[2]].mean()))
@@ -305,6 +305,11 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
         if worst:
             print("  leaking true boxes (index: frames, median share hidden): "
                   + ", ".join(f"#{k}: {len(v)}, {np.median(v):.0%}" for k, v in worst))  # fmt: skip
+
+
+def source_greys(path: Path) -> list[np.ndarray]:
+    """Grey (H, W) uint8 copies of a clip's frames, in order."""
+    return [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY) for f in read_frames(path)]
 
 
 def live_regions(out, pipeline, hw: tuple[int, int]) -> list[Region]:

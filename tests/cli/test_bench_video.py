@@ -189,3 +189,26 @@ def test_pan_export_runs_the_export_with_the_model_it_was_given(tmp_path, monkey
     bench_pan.bench_pan_export([clip], tmp_path, None, 1, ["--stride 4"], ["--model", "cand.onnx"])
     assert len(commands) == 2 and all(c[c.index("--model") + 1] == "cand.onnx" for c in commands)
     assert "--stride" in commands[1] and "FAILED" in capsys.readouterr().out  # a failed export says so
+
+
+def test_pan_live_scores_output_frames_against_the_source_read_again(tmp_path, capsys):
+    from app.commands.bench_pan import bench_pan_live
+    from app.core.live import LiveOptions
+    from app.core.pipeline import Pipeline
+    from app.core.policy import Policy
+    from app.media.video_synthetic import PLATE_KEY_BGR
+
+    rng = np.random.default_rng(2)
+    img = cv2.GaussianBlur(rng.integers(0, 255, (600, 1200, 3), dtype=np.uint8), (0, 0), 3)
+    img[250:300, 400:560] = PLATE_KEY_BGR
+    clip = make_pan_clip(_write(tmp_path / "pic.png", img), np.array([[400, 250, 560, 300]]), tmp_path / "pan.mp4",
+                         frames=24)  # fmt: skip
+    lines = {}
+    for name, det in (("seeing", _CountingDetector()), ("blind", _CountingDetector(blind=True))):
+        bench_pan_live([clip], Pipeline([det], Policy(classes=None)), LiveOptions(fps=30.0))
+        lines[name] = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("pan live"))
+    leaked = {k: int(v.split("leaked frames ")[1].split("/")[0]) for k, v in lines.items()}
+    paused = {k: float(v.split("paused after 2 s ")[1].split("%")[0]) for k, v in lines.items()}
+    assert "/24," in lines["seeing"] and leaked["seeing"] == 0
+    # Blind, every protected frame shows the plate: the leaks are what the scoring read from the source again.
+    assert leaked["blind"] > 0 and paused["blind"] < 100.0
