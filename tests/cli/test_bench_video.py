@@ -47,6 +47,17 @@ def _write(path, img):
     return path
 
 
+def _plate_pan_clip(tmp_path, seed: int, frames: int):
+    """A pan clip across a textured picture with one colour-key plate (the oracle's) at a known box."""
+    from app.media.video_synthetic import PLATE_KEY_BGR
+
+    rng = np.random.default_rng(seed)
+    img = cv2.GaussianBlur(rng.integers(0, 255, (600, 1200, 3), dtype=np.uint8), (0, 0), 3)
+    img[250:300, 400:560] = PLATE_KEY_BGR
+    return make_pan_clip(_write(tmp_path / "pic.png", img), np.array([[400, 250, 560, 300]]), tmp_path / "pan.mp4",
+                         frames=frames)  # fmt: skip
+
+
 def test_outside_breakdown_shares_overlaps_and_adds_up_to_the_outside_share():
     from app.commands.bench_breakdown import NOT_DRAWN
 
@@ -127,13 +138,8 @@ def test_pan_replay_scores_the_export_plan_on_a_cached_first_pass(tmp_path, caps
     from app.core.pipeline import Pipeline
     from app.core.policy import Policy
     from app.media.video_export import ExportOptions
-    from app.media.video_synthetic import PLATE_KEY_BGR
 
-    rng = np.random.default_rng(1)
-    img = cv2.GaussianBlur(rng.integers(0, 255, (600, 1200, 3), dtype=np.uint8), (0, 0), 3)
-    img[250:300, 400:560] = PLATE_KEY_BGR
-    clip = make_pan_clip(_write(tmp_path / "pic.png", img), np.array([[400, 250, 560, 300]]), tmp_path / "pan.mp4",
-                         frames=8)  # fmt: skip
+    clip = _plate_pan_clip(tmp_path, seed=1, frames=8)
     seeing = _CountingDetector()
     pipe = Pipeline([seeing], Policy(classes=None))
     first, cached = first_pass_cached(clip.path, pipe, ExportOptions(), tmp_path)
@@ -196,13 +202,8 @@ def test_pan_live_scores_output_frames_against_the_source_read_again(tmp_path, c
     from app.core.live import LiveOptions
     from app.core.pipeline import Pipeline
     from app.core.policy import Policy
-    from app.media.video_synthetic import PLATE_KEY_BGR
 
-    rng = np.random.default_rng(2)
-    img = cv2.GaussianBlur(rng.integers(0, 255, (600, 1200, 3), dtype=np.uint8), (0, 0), 3)
-    img[250:300, 400:560] = PLATE_KEY_BGR
-    clip = make_pan_clip(_write(tmp_path / "pic.png", img), np.array([[400, 250, 560, 300]]), tmp_path / "pan.mp4",
-                         frames=24)  # fmt: skip
+    clip = _plate_pan_clip(tmp_path, seed=2, frames=24)
     lines = {}
     for name, det in (("seeing", _CountingDetector()), ("blind", _CountingDetector(blind=True))):
         bench_pan_live([clip], Pipeline([det], Policy(classes=None)), LiveOptions(fps=30.0))
