@@ -48,7 +48,7 @@ from app.core.live_regions import ChangedRegionDetector, RegionSettings
 from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, changed_boxes, revealed_boxes, to_flow_gray
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
-from app.core.redact import RedactionSettings, fill_solid, full_mask
+from app.core.redact import RedactionSettings, fill_solid, full_mask, integer_boxes
 from app.core.text_lines import MIN_FLAT_SHARE, drawn_content, drawn_text_boxes
 from app.core.tracking import PrivacyTracker, TrackerSettings
 
@@ -192,10 +192,7 @@ def follow(dets: Detections, prev: tuple[np.ndarray, float] | None, cur: tuple[n
 
 def fill_regions(frame: np.ndarray, xyxy: np.ndarray, colour_bgr: tuple[int, int, int]) -> np.ndarray:
     """Fill (K, 4) xyxy regions of ``frame`` (in place) with a solid colour."""
-    h, w = frame.shape[:2]
-    for x0, y0, x1, y1 in np.asarray(xyxy).reshape(-1, 4):
-        x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
-        x1, y1 = min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
+    for x0, y0, x1, y1 in integer_boxes(np.asarray(xyxy, np.float32).reshape(-1, 4), frame.shape[:2]):
         fill_solid(frame, x0, y0, x1, y1, colour_bgr)
     return frame
 
@@ -444,22 +441,32 @@ class LiveMasker:
         strips = revealed_boxes(hw, moved[0])
         if not len(strips):
             return None
-        reach = UNSEEN_REACH * min(hw)
-        frame_box = np.array([0, 0, hw[1], hw[0]], np.float32)
         out = []
         for strip in strips:
-            grown = np.clip(strip + np.array([-reach, -reach, reach, reach], np.float32), 0, frame_box[[2, 3, 2, 3]])
-            boxes, flat = drawn_content(motion.gray, motion.scale, grown)
+            boxes, flat, touching, runs_on = self._drawn_across(strip[None], motion, hw)
             if flat < MIN_FLAT_SHARE:
                 out.append(strip)  # a camera picture: no drawn things to follow, the strip is what is new
                 continue
-            touching = intersection_matrix(boxes, strip[None])[:, 0] > 0  # the rest the result saw
-            for box in boxes[touching]:
-                # A thing that runs on to the end of the search (a camera picture, a page's
-                # backdrop) is not one small drawn thing: only its part in the strip is unseen.
-                inner = (grown != frame_box) & (np.abs(box - grown) <= 2.0 / motion.scale)
-                out.append(np.clip(box, strip[[0, 1, 0, 1]], strip[[2, 3, 2, 3]]) if inner.any() else box)
+            for box, long in zip(boxes[touching], runs_on[touching]):  # each with the rest the result saw
+                # A thing that runs on past the search (a camera picture, a page's backdrop) is not
+                # one small drawn thing: only its part in the strip is unseen.
+                out.append(np.clip(box, strip[[0, 1, 0, 1]], strip[[2, 3, 2, 3]]) if long else box)
         return np.array(out, np.float32).reshape(-1, 4) if out else None
+
+    def _drawn_across(self, regions: np.ndarray, motion: FrameMotion,
+                      hw: tuple[int, int]) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:  # fmt: skip
+        """What is drawn on flat colour around ``regions`` (K, 4) xyxy, searched up to
+        ``UNSEEN_REACH`` of the short side beyond their bounds: the drawn boxes (N, 4), the
+        search's flat-colour share, which boxes reach into a region (N,) and which run on to the
+        search's end inside the frame (N,), a backdrop rather than one drawn thing."""
+        reach = UNSEEN_REACH * min(hw)
+        frame_box = np.array([0, 0, hw[1], hw[0]], np.float32)
+        search = np.concatenate([regions[:, :2].min(0) - reach, regions[:, 2:].max(0) + reach]).astype(np.float32)
+        search = np.clip(search, 0, frame_box[[2, 3, 2, 3]])
+        boxes, flat = drawn_content(motion.gray, motion.scale, search)
+        touching = (intersection_matrix(boxes, regions) > 0).any(1)
+        runs_on = ((search != frame_box) & (np.abs(boxes - search) <= 2.0 / motion.scale)).any(1)
+        return boxes, flat, touching, runs_on
 
     def _unseen(self, result: _Result, motion: FrameMotion | None, now: float,
                 hw: tuple[int, int]) -> tuple[str, np.ndarray | None]:  # fmt: skip
@@ -482,16 +489,10 @@ class LiveMasker:
         covered); on a camera picture (little flat colour) the regions alone."""
         if not len(regions):
             return regions
-        reach = UNSEEN_REACH * min(hw)
-        frame_box = np.array([0, 0, hw[1], hw[0]], np.float32)
-        search = np.concatenate([regions[:, :2].min(0) - reach, regions[:, 2:].max(0) + reach]).astype(np.float32)
-        search = np.clip(search, 0, frame_box[[2, 3, 2, 3]])
-        boxes, flat = drawn_content(motion.gray, motion.scale, search)
-        if flat < MIN_FLAT_SHARE or not len(boxes):
+        boxes, flat, touching, runs_on = self._drawn_across(regions, motion, hw)
+        if flat < MIN_FLAT_SHARE:
             return regions
-        runs_on = ((search != frame_box) & (np.abs(boxes - search) <= 2.0 / motion.scale)).any(1)
-        across = (intersection_matrix(boxes, regions) > 0).any(1) & ~runs_on
-        return np.concatenate([regions, boxes[across]]).astype(np.float32)
+        return np.concatenate([regions, boxes[touching & ~runs_on]]).astype(np.float32)
 
     def _track(self, result: _Result, frame: np.ndarray, view: Pipeline, motion: FrameMotion | None) -> Detections:
         hidden = self._track_boxes(result, frame, view, motion)

@@ -69,10 +69,8 @@ def fill_solid(frame: np.ndarray, x0: int, y0: int, x1: int, y1: int, colour_bgr
         frame[y0:y1, x0:x1] = colour_bgr
 
 
-def _solid(region: np.ndarray, s: RedactionSettings, rng: np.random.Generator) -> np.ndarray:
-    out = np.empty_like(region)
-    fill_solid(out, 0, 0, region.shape[1], region.shape[0], s.colour_bgr)
-    return out
+def _solid(out: np.ndarray, box: np.ndarray, s: RedactionSettings, rng: np.random.Generator) -> None:
+    fill_solid(out, *box, s.colour_bgr)
 
 
 def _pixelate(region: np.ndarray, s: RedactionSettings, rng: np.random.Generator) -> np.ndarray:
@@ -97,10 +95,25 @@ def _blur(region: np.ndarray, s: RedactionSettings, rng: np.random.Generator) ->
     return cv2.GaussianBlur(up, (k, k), 0)
 
 
-STYLE_FUNCTIONS: dict[Style, Callable[[np.ndarray, RedactionSettings, np.random.Generator], np.ndarray]] = {
+RegionStyle = Callable[[np.ndarray, RedactionSettings, np.random.Generator], np.ndarray]
+BoxStyle = Callable[[np.ndarray, np.ndarray, RedactionSettings, np.random.Generator], None]
+
+
+def _region_in_place(style: RegionStyle) -> BoxStyle:
+    """A style that computes a box's new pixels from its region, applied to the frame in place."""
+
+    def apply(out: np.ndarray, box: np.ndarray, s: RedactionSettings, rng: np.random.Generator) -> None:
+        x0, y0, x1, y1 = box
+        out[y0:y1, x0:x1] = style(out[y0:y1, x0:x1], s, rng)
+
+    return apply
+
+
+# Each style hides one whole-pixel box (x0, y0, x1, y1) of the frame in place.
+STYLE_FUNCTIONS: dict[Style, BoxStyle] = {
     Style.SOLID: _solid,
-    Style.PIXELATE: _pixelate,
-    Style.BLUR: _blur,
+    Style.PIXELATE: _region_in_place(_pixelate),
+    Style.BLUR: _region_in_place(_blur),
 }
 
 
@@ -145,11 +158,8 @@ def redact(
     # Largest first, and each box styled from ``out``: a small box inside a big one is computed
     # from already-hidden pixels and never re-exposes the original.
     order = np.argsort(-((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])))
-    for x0, y0, x1, y1 in boxes[order]:
-        if settings.style is Style.SOLID:
-            fill_solid(out, x0, y0, x1, y1, settings.colour_bgr)
-        else:
-            out[y0:y1, x0:x1] = style(out[y0:y1, x0:x1], settings, rng)
+    for box in boxes[order]:
+        style(out, box, settings, rng)
     return out
 
 
