@@ -28,8 +28,16 @@ PLATE_CLASSES = ("license_plate",)
 # The words of the regulatory road signs seen in every street scene: no plate's or business's text.
 ROAD_SIGN_WORDS = frozenset({"stop", "стоп", "yield", "give way", "one way", "no entry", "do not enter", "wrong way",
                              "no parking", "exit", "slow"})  # fmt: skip
-SEPARATORS = " -·•"  # not ":" or ".": times, prices, dates and labels ("RATE: 12.5") use them
+# A plate's bolts, seals and emblems between its groups are read as any of these.
+SEPARATORS = " -·•*=°"
+# Not "." (prices, versions, abbreviations: "$12.99", "EST.19"); ":" only where no digit follows
+# it ("RATE: 12", "C13:00" are labels and clocks, "M:AB 123" is a plate).
+LABEL_SEPARATORS = ":"
+LABEL_COLON = re.compile(r":\s*\d")
 RUNS = re.compile(r"[A-Z]+|[0-9]+")
+# Digits only: three groups ("11-113-10", "6-1337-92", "99:998-68"), read with any separator
+# above or ":" (a hyphen in a plate's font reads as one).
+DIGIT_GROUPS = re.compile(r"^(\d+)[\s\-·•*=°:]+(\d+)[\s\-·•*=°:]+(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -65,9 +73,9 @@ def plate_text(text: str, rules: PlateRules | None = None) -> str | None:
     """The plate characters of an OCR line (upper case, separators and accents removed), or None
     when the line cannot be a plate. A plate has ``min_chars``–``max_chars`` characters in at most
     ``max_runs`` letter/digit runs, capitals only (one misread lower-case letter is tolerated), and
-    mixes letters and digits: letter-only vanity plates and digit-only plates are given up, as
-    they read like brands, dates and phone numbers. One leading non-Latin character (the
-    province of a Chinese plate) is allowed."""
+    mixes letters and digits, or is digits only in three groups (``digit_plate``). Letter-only
+    vanity plates are given up: they read like brands and words. One leading non-Latin character
+    (the province of a Chinese plate) is allowed."""
     rules = rules or PlateRules()
     raw = unicodedata.normalize("NFKC", text).strip()
     if raw and not raw[0].isascii() and raw[0].isalpha() and "LATIN" not in unicodedata.name(raw[0], ""):
@@ -75,7 +83,12 @@ def plate_text(text: str, rules: PlateRules | None = None) -> str | None:
     if sum(ch.islower() for ch in raw) > 1:
         return None
     plain = "".join(ch for ch in unicodedata.normalize("NFKD", raw.upper()) if not unicodedata.combining(ch))
-    chars = "".join(ch for ch in plain if ch not in SEPARATORS)
+    digits_only = digit_plate(plain, rules)
+    if digits_only is not None:
+        return digits_only
+    if LABEL_COLON.search(plain):
+        return None
+    chars = "".join(ch for ch in plain if ch not in SEPARATORS + LABEL_SEPARATORS)
     if not chars.isascii() or not chars.isalnum() or not rules.min_chars <= len(chars) <= rules.max_chars:
         return None
     letters, digits = sum(ch.isalpha() for ch in chars), sum(ch.isdigit() for ch in chars)
@@ -84,6 +97,26 @@ def plate_text(text: str, rules: PlateRules | None = None) -> str | None:
     if len(chars) == rules.min_chars and min(letters, digits) < 2:  # "221B", "A380": house numbers, models
         return None
     return chars if len(RUNS.findall(chars)) <= rules.max_runs else None
+
+
+def digit_plate(text: str, rules: PlateRules | None = None) -> str | None:
+    """The digits of a digits-only plate ("11-113-10", "6-1337-92", "57:777·70"), or None: three
+    groups, ``min_chars + 1``–``max_chars`` digits in all, not a clock or a date (every group
+    of one or two digits, or a four-digit year beside two short groups), not a phone number
+    written in pairs. Ungrouped digits and two groups are prices, phone numbers and codes."""
+    rules = rules or PlateRules()
+    m = DIGIT_GROUPS.match(text.strip())
+    if not m:
+        return None
+    groups = list(m.groups())
+    sizes = [len(g) for g in groups]
+    if not rules.min_chars < sum(sizes) <= rules.max_chars or max(sizes) <= 2:
+        return None
+    if sorted(sizes) == [2, 2, 4] and sizes[1] == 2:  # 15-02-1953, 1953-02-15
+        return None
+    if sizes[1:] == [2, 2]:  # 555-12-34
+        return None
+    return "".join(groups)
 
 
 def _edges(quad: np.ndarray) -> tuple[float, float, float]:

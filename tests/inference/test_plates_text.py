@@ -25,6 +25,10 @@ from vpd_testkit import hidden_share_after_padding
     ("221B", None), ("A380", None),  # four characters need two letters and two digits
     ("AB1", None), ("AB12CD345EF", None), ("A1B2C3D4", None),  # too short, too long, too many runs
     ("12:30", None), ("KAKAO.LV", None), ("$12.99", None), ("", None),
+    ("ZRY*159", "ZRY159"), ("258=10X", "25810X"), ("M:AB 123", "MAB123"),  # bolts and seals read as marks
+    ("11:113:10", "1111310"), ("6-1337-92", "6133792"), ("57:777·70", "5777770"),  # digits in three groups
+    ("12:30:45", None), ("1953-02-15", None), ("555-12-34", None), ("829432", None),  # clock, date, phone, code
+    ("EST.19", None), ("RATE:12", None),
 ])  # fmt: skip
 def test_plate_text_rules(text, chars):
     assert plate_text(text) == chars
