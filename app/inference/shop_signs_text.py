@@ -121,14 +121,17 @@ def _sign_line(line: TextLine, rules: FacadeRules) -> bool:
             and not road_sign_text(text))  # fmt: skip
 
 
-def _big_line(xyxy: np.ndarray, quad: np.ndarray, hw: tuple[int, int], rules: FacadeRules) -> bool:
-    """True when a line (quad (4, 2), bounds ``xyxy``) has large glyphs for an ``hw`` frame."""
+def _big_line(quad: np.ndarray, hw: tuple[int, int], rules: FacadeRules) -> bool:
+    """True when a line (quad (4, 2)) has large glyphs for an ``hw`` frame and is not too large
+    for a sign. Its size is measured along its slant: the bounds of a tilted line (a number
+    photographed from below) are far taller than its letters."""
     width, height, skew = _edges(quad)
     if rules.max_skew_deg < skew < 90 - rules.max_skew_deg:
         return False
     if height < max(rules.min_height_px, rules.min_glyph_share * min(hw)):
         return False
-    return (xyxy[3] - xyxy[1]) <= rules.max_height_share * hw[0] and (xyxy[2] - xyxy[0]) <= rules.max_width_share * hw[1]
+    frame_h, frame_w = hw if skew < 45 else hw[::-1]
+    return height <= rules.max_height_share * frame_h and width <= rules.max_width_share * frame_w
 
 
 def _linked(boxes: np.ndarray, h: np.ndarray, rules: FacadeRules) -> np.ndarray:
@@ -163,9 +166,9 @@ def shop_sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: Fa
     boxes = np.array([quad_to_xyxy(l.quad) for l in lines], np.float32).reshape(-1, 4)
     if len(lines) >= rules.page_lines and float(box_area(boxes).sum()) > rules.max_text_cover * hw[0] * hw[1]:
         return Detections.empty(SHOP_SIGN_CLASSES)  # a page of text, not a street
-    big = np.array([_big_line(boxes[i], l.quad, hw, rules) for i, l in enumerate(lines)], bool)
+    big = np.array([_big_line(l.quad, hw, rules) for l in lines], bool)
     number_rules = replace(rules, min_glyph_share=rules.number_glyph_share, max_height_share=rules.number_height_share)
-    big_number = np.array([_big_line(boxes[i], l.quad, hw, number_rules) for i, l in enumerate(lines)], bool)
+    big_number = np.array([_big_line(l.quad, hw, number_rules) for l in lines], bool)
     found = _house_numbers(lines, boxes, big_number, frame, rules)
     signs = np.flatnonzero(big & np.array([_sign_line(l, rules) for l in lines], bool))
     heights = np.array([_edges(lines[i].quad)[1] for i in signs], np.float32)

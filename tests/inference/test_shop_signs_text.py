@@ -116,6 +116,16 @@ def test_a_lone_number_plaque_is_a_house_number():
     assert hidden_share_after_padding((x0, y0, x1, y1), (306, 206, 374, 244), (480, 720)) >= 0.9
 
 
+def test_a_large_tilted_number_is_measured_along_its_slant():
+    # 0.53 of the frame tall along its slant, but its bounds span 0.67: a number photographed from below
+    tilted = TextLine("307", np.array([[200, 160], [560, 100], [600, 340], [240, 420]], np.float32), 0.99)
+    found = shop_sign_candidates([tilted], wall())
+    assert found.labels == ["house_number"]
+    assert hidden_share_after_padding(tuple(found.xyxy[0]), (240, 160, 560, 360), (480, 720)) >= 0.9
+    too_big = TextLine("307", np.array([[100, 60], [620, 0], [680, 400], [160, 470]], np.float32), 0.99)
+    assert len(shop_sign_candidates([too_big], wall())) == 0  # a number filling the frame is no plaque
+
+
 @pytest.mark.parametrize("lines", [
     [line("127", 300, 200, 380, 250, score=0.5)],  # read unsure: bricks and railings read as digits
     [line("12:45", 300, 200, 420, 250)],  # a clock
