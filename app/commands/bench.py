@@ -23,7 +23,7 @@ from app.text.screen import read_screen
 # How each text specialist's bench row describes it (keys: OcrSettings switches, ``SPECIALISTS``).
 SPECIALIST_ROWS = {"plates": "plates (plate rules", "documents": "documents (layout cues",
                    "signs": "street signs (street-name rules", "shop_signs": "shop signs and house numbers (line size and layout",
-                   "signatures": "signatures (tall badly read lines on a page"}  # fmt: skip
+                   "signatures": "signatures (tall badly read lines and handwriting ink on a page"}  # fmt: skip
 
 
 def add_parser(sub) -> None:

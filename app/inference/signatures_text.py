@@ -9,6 +9,12 @@ the confidence print gets, not mostly common words, not digits, not another scri
 along a line (an icon read as a letter is about square). Letterheads (a company's logo type at
 the top of the page) are left alone.
 
+The text detector often finds no line at all on a signature standing clear of the print (a
+scribble above "Vice-Chancellor"). So the page's ink outside every line of print is searched too
+(``ink_signatures``): a blob of dark strokes, linked within half a body-text height, clearly
+taller than the body text, written along a line (wider than tall), and thin-stroked (little of
+its box is ink; seals, logos, photos and emblems are round or solid).
+
 The text detector draws its line around the signature's core; loops and flourishes reach past it.
 The box is therefore grown to the ink strokes that touch the line (``ink_grown``): dark strokes
 linked to the core within a small gap, ending within one and a half line heights of it, while the
@@ -55,6 +61,14 @@ class SignatureRules:
     at all comes as a line with no text, and stays a candidate).
     ``ink_reach``: strokes are followed at most this many line heights beyond the line on each side;
     ``ink_gap``: strokes closer than this share of the line height count as one stroke.
+    ``blob_*`` (``ink_signatures``, all lengths in body-text heights): strokes closer than
+    ``blob_link`` are one blob; a signature blob is at least ``blob_min_height`` tall and
+    ``blob_min_width`` wide, at most ``blob_max_width_share`` / ``blob_max_height_share`` of the
+    frame, ``blob_min_aspect`` times as wide as tall, with ink on ``blob_fill`` of its box; lines of
+    print are masked with a margin of ``blob_line_margin`` of their height, straight strokes
+    longer than ``blob_ruled`` are ruled lines; ``blob_paper``, ``blob_contrast_min`` and
+    ``blob_crossings``: handwriting on paper (``_handwriting_on_paper``); the box is grown by
+    ``blob_grow``; score ``blob_score``.
     """
 
     min_body_lines: int = 5
@@ -72,6 +86,21 @@ class SignatureRules:
     min_read_chars: int = 2
     ink_reach: float = 1.5
     ink_gap: float = 0.2
+    blob_link: float = 0.5
+    blob_min_height: float = 1.5
+    blob_min_width: float = 2.5
+    blob_max_width_share: float = 0.6
+    blob_max_height_share: float = 0.3
+    blob_min_aspect: float = 1.5
+    blob_fill: tuple[float, float] = (0.03, 0.2)
+    blob_line_margin: float = 0.2
+    blob_ruled: float = 3.0
+    blob_grow: float = 0.6
+    blob_contrast: int = 20  # grey levels darker than the local mean that count as ink
+    blob_paper: float = 200.0
+    blob_contrast_min: float = 60.0
+    blob_crossings: float = 0.4
+    blob_score: float = 0.3
 
 
 def common_word_share(text: str) -> tuple[float, int]:
@@ -152,10 +181,65 @@ def ink_grown(frame: np.ndarray, line_box: np.ndarray, height: float, print_boxe
     return out
 
 
+def ink_signatures(frame: np.ndarray, line_boxes: Sequence[np.ndarray], body_height: float,
+                   rules: SignatureRules = SignatureRules()) -> list[np.ndarray]:
+    """Signature boxes (xyxy, float32) for the blobs of dark strokes on a page ``frame`` (H, W, 3)
+    uint8 BGR outside every line in ``line_boxes`` (xyxy), measured in ``body_height`` (the page's
+    body-text height): tall, wide, thin-stroked blobs written along a line, away from the
+    letterhead and the frame's edges (a blob cut off by the frame is not seen whole)."""
+    H, W = frame.shape[:2]
+    bh = body_height
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    block = 2 * int(round(2 * bh)) + 1
+    ink = cv2.adaptiveThreshold(grey, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, max(3, block), rules.blob_contrast)
+    run = max(3, int(round(rules.blob_ruled * bh)))
+    ruled = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)) | \
+        cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))  # fmt: skip
+    ink[ruled > 0] = 0
+    for b in line_boxes:
+        m = rules.blob_line_margin * (b[3] - b[1])
+        ink[int(max(0, b[1] - m)) : int(min(H, b[3] + m)), int(max(0, b[0] - m)) : int(min(W, b[2] + m))] = 0
+    link = max(1, int(round(rules.blob_link * bh)))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.dilate(ink, np.ones((link, link), np.uint8)), connectivity=8)
+    found = []
+    for k in range(1, count):
+        x, y, w, h = (int(v) for v in stats[k, :4])
+        if x == 0 or y == 0 or x + w >= W or y + h >= H or y + h / 2 < rules.top_share * H:
+            continue
+        if h < rules.blob_min_height * bh or w < rules.blob_min_width * bh or w < rules.blob_min_aspect * h:
+            continue
+        if w > rules.blob_max_width_share * W or h > rules.blob_max_height_share * H:
+            continue
+        strokes = (ink[y : y + h, x : x + w] > 0) & (labels[y : y + h, x : x + w] == k)
+        if not rules.blob_fill[0] <= float(strokes.mean()) <= rules.blob_fill[1]:
+            continue
+        if not _handwriting_on_paper(grey[y : y + h, x : x + w], strokes, rules):
+            continue
+        g = rules.blob_grow * bh
+        found.append(np.array([x - g, y - g, x + w + g, y + h + g], np.float32))
+    return found
+
+
+def _handwriting_on_paper(grey: np.ndarray, strokes: np.ndarray, rules: SignatureRules) -> bool:
+    """Whether the ``strokes`` (bool mask) in a blob's ``grey`` box are handwriting on paper: the
+    rest of the box is light (``blob_paper``), the strokes are clearly darker (``blob_contrast_min``),
+    and in at least ``blob_crossings`` of the columns they cross a vertical line more than once
+    (letters and loops; a chart's line or a panel's edge crosses once)."""
+    paper, ink = grey[~strokes], grey[strokes]
+    if not paper.size or not ink.size:
+        return False
+    if float(np.median(paper)) < rules.blob_paper or float(np.median(paper)) - float(np.median(ink)) < rules.blob_contrast_min:
+        return False
+    starts = (np.diff(strokes.astype(np.int8), axis=0) == 1).sum(0) + strokes[0]
+    inked = starts > 0
+    return bool(inked.any() and float((starts[inked] >= 2).mean()) >= rules.blob_crossings)
+
+
 def signature_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: SignatureRules = SignatureRules()) -> Detections:
-    """``signature`` boxes (xyxy frame pixels, ``Source.OCR``, score ``rules.score``) for the OCR
-    ``lines`` of ``frame`` (H, W, 3) uint8 BGR: lines read (or found and not read, text "") on a
-    page that stand out from its body text by size and do not read like print."""
+    """``signature`` boxes (xyxy frame pixels, ``Source.OCR``) for the OCR ``lines`` of ``frame``
+    (H, W, 3) uint8 BGR, a page: lines read (or found and not read, text "") that stand out from
+    its body text by size and do not read like print (score ``rules.score``), and blobs of
+    handwriting outside every line (``ink_signatures``, score ``rules.blob_score``)."""
     hw = frame.shape[:2]
     boxes = [quad_to_xyxy(l.quad) for l in lines]
     extents = [quad_extent(l.quad) for l in lines]  # a photographed page is often tilted
@@ -174,5 +258,8 @@ def signature_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: Si
             printed = [reads_like_print(other, rules) for other in lines]
         ink = ink_grown(frame, b, h, [boxes[j] for j in range(len(lines)) if j != i and printed[j]], rules)
         found.append(np.concatenate([np.minimum(grown[:2], ink[:2]), np.maximum(grown[2:], ink[2:])]))
+    scores = [rules.score] * len(found)
+    blobs = ink_signatures(frame, boxes, body_height, rules)
+    found, scores = found + blobs, scores + [rules.blob_score] * len(blobs)
     boxes_out = list(clip_xyxy(np.stack(found), hw)) if found else []
-    return Detections.from_lists(SIGNATURE_CLASSES, Source.OCR, boxes_out, [rules.score] * len(boxes_out))
+    return Detections.from_lists(SIGNATURE_CLASSES, Source.OCR, boxes_out, scores)

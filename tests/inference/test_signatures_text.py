@@ -178,3 +178,50 @@ def test_cli_switch_turns_the_specialist_off():
     add_detection_args(parser)
     assert detector_config(parser.parse_args([])).ocr_signatures is True
     assert detector_config(parser.parse_args(["--no-text-signatures"])).ocr_signatures is False
+
+
+def scribble(img: np.ndarray, x0: int, y0: int) -> np.ndarray:
+    """A 220 x 60 px cursive scribble (a run of loops, as in joined-up letters) with its top-left
+    corner near (x0, y0), drawn in dark blue ink."""
+    t = np.linspace(0, 8 * np.pi, 200)
+    xs = x0 + 16 + 190 * t / t[-1] - 22 * np.sin(t)
+    ys = y0 + 30 - 26 * np.cos(t)
+    cv2.polylines(img, [np.stack([xs, ys], 1).astype(np.int32)], False, (90, 30, 10), 2)
+    return img
+
+
+def chart_line(img: np.ndarray) -> np.ndarray:
+    """A dashboard's sparkline, 220 x 60 px, where a signature would be: one crossing per column."""
+    xs = np.linspace(120, 340, 40)
+    ys = 790 + 26 * np.sin(np.linspace(0, 5 * np.pi, 40)) * np.linspace(0.6, 1.0, 40)
+    cv2.polylines(img, [np.stack([xs, ys], 1).astype(np.int32)], False, (90, 30, 10), 3)
+    return img
+
+
+def test_a_scribble_the_ocr_found_no_line_on_is_a_signature():
+    img = scribble(photographed(np.full((H, W, 3), 235, np.uint8)), 120, 760)
+    found = signature_candidates(body_lines(), img)
+    assert found.labels == ["signature"]
+    x0, y0, x1, y1 = found.xyxy[0]
+    assert x0 <= 120 and y0 <= 762 and x1 >= 340 and y1 >= 818  # the whole scribble
+    assert x1 - x0 < 300 and y1 - y0 < 110  # and not much more
+
+
+@pytest.mark.parametrize("draw", [
+    lambda img: cv2.circle(img, (300, 800), 50, (60, 40, 200), -1),  # a solid seal or logo
+    lambda img: cv2.circle(img, (300, 800), 50, (160, 60, 40), 3),  # a round stamp: as tall as wide
+    lambda img: scribble(img, 120, 40),  # in the letterhead
+    chart_line,  # a chart's line
+    lambda img: scribble(cv2.rectangle(img, (100, 740), (360, 840), (120, 120, 120), -1), 120, 760),  # not on paper
+])  # fmt: skip
+def test_ink_that_is_no_signature(draw):
+    img = photographed(np.full((H, W, 3), 235, np.uint8))
+    draw(img)
+    assert len(signature_candidates(body_lines(), img)) == 0
+
+
+def test_no_ink_signature_off_a_page_or_inside_a_line_of_print():
+    img = scribble(photographed(np.full((H, W, 3), 235, np.uint8)), 120, 760)
+    assert len(signature_candidates(body_lines(3), img)) == 0  # a photo or a screen with a few labels
+    printed = line("for your letter of the tenth", 100, 750, 360, 830)
+    assert len(signature_candidates(body_lines() + [printed], img)) == 0  # the OCR read it as print
