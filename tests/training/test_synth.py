@@ -204,3 +204,20 @@ def test_real_train_photos_are_repeated_and_real_test_is_not(tmp_path, monkeypat
     assert len(labels) == 1 and labels.pop().startswith(f"{dataset.class_id('license_plate')} ")
     assert stats.real_images == {"train": 3, "real_test": 1} and stats.real_boxes["license_plate"] == 3
     assert {"real_plate1_x1", "real_plate1_x2"} <= set(stats.unknown)  # copies keep their partial labels
+
+
+def test_synthetic_signatures_loop_like_handwriting():
+    """Most rendered signatures are joined-up loops: in many of their columns the stroke is met
+    more than once, as in real handwriting (a wave or a chart's line is met once)."""
+    from training.synth.objects import signature
+
+    looped = 0
+    for seed in range(10):
+        c = Canvas(320, 110, "#f4f4f0")
+        signature(c, 20, 20, 280, 70, np.random.default_rng(seed))
+        img, labels = c.finish()
+        assert [name for name, _ in labels] == ["signature"]
+        ink = img[..., :3].mean(2) < 150
+        starts = (np.diff(ink.astype(np.int8), axis=0) == 1).sum(0)
+        looped += float((starts[starts > 0] >= 2).mean()) >= 0.4
+    assert looped >= 5

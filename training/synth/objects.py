@@ -57,7 +57,17 @@ def barcode(c: Canvas, x, y, w, h, rng, cls: str | None = "barcode", digits: boo
 
 
 def signature(c: Canvas, x, y, w, h, rng, color="#1a237e") -> None:
-    """A handwritten-looking scribble (random Bezier strokes), labelled ``signature``."""
+    """A handwritten signature, labelled ``signature``: mostly joined-up loops like cursive
+    letters (``cursive_path``), sometimes a few random Bezier strokes (a scrawl)."""
+    path = cursive_path(x, y, w, h, rng) if rng.random() < 0.7 else _scrawl_path(x, y, w, h, rng)
+    c.p.setPen(QPen(QColor(color), rng.uniform(1.5, 3.5)))
+    c.p.setBrush(QColor(0, 0, 0, 0))
+    c.p.drawPath(path)
+    r = path.boundingRect()
+    c.label("signature", (r.left() - 2, r.top() - 2, r.right() + 2, r.bottom() + 2))
+
+
+def _scrawl_path(x, y, w, h, rng) -> QPainterPath:
     path = QPainterPath(QPointF(x, y + h * rng.uniform(0.4, 0.8)))
     px = x
     for _ in range(int(rng.integers(4, 9))):
@@ -65,11 +75,33 @@ def signature(c: Canvas, x, y, w, h, rng, color="#1a237e") -> None:
         path.cubicTo(QPointF(px + rng.uniform(-10, 20), y + rng.uniform(0, h)), QPointF(nx + rng.uniform(-20, 10), y + rng.uniform(0, h)),
                      QPointF(nx, y + h * rng.uniform(0.2, 0.9)))
         px = nx
-    c.p.setPen(QPen(QColor(color), rng.uniform(1.5, 3.5)))
-    c.p.setBrush(QColor(0, 0, 0, 0))
-    c.p.drawPath(path)
-    r = path.boundingRect()
-    c.label("signature", (r.left() - 2, r.top() - 2, r.right() + 2, r.bottom() + 2))
+    return path
+
+
+def cursive_path(x, y, w, h, rng) -> QPainterPath:
+    """Joined-up handwriting in the box (x, y, w, h): a run of loops along a wavering, slanting
+    baseline, each as tall as a small or an ascending letter (its stroke crosses itself, as real
+    handwriting does, unlike a chart's line), and now and then a flourish back under the name."""
+    loops = int(rng.integers(4, 11))
+    advance = w * rng.uniform(0.7, 0.95) / loops
+    base = y + h * rng.uniform(0.6, 0.8)
+    slant = rng.uniform(-0.15, 0.05) * h / w
+    points = []
+    for i in range(loops):
+        height = h * (rng.uniform(0.5, 0.6) if rng.random() < 0.3 else rng.uniform(0.2, 0.35))
+        width = advance * rng.uniform(0.3, 0.5)  # over a quarter of the advance: the down stroke crosses the up stroke
+        for t in np.linspace(0, 2 * np.pi, 16, endpoint=False):
+            px = x + advance * (i + t / (2 * np.pi)) + width * np.sin(t)
+            py = base - height * (1 - np.cos(t)) / 2 + slant * (px - x) + rng.normal(0, h * 0.01)
+            points.append(QPointF(px, py))
+    path = QPainterPath(points[0])
+    for pt in points[1:]:
+        path.lineTo(pt)
+    if rng.random() < 0.4:
+        end = points[-1]
+        path.cubicTo(QPointF(end.x() + w * 0.05, base + h * 0.15), QPointF(x + w * 0.3, base + h * 0.25),
+                     QPointF(x + w * rng.uniform(0.0, 0.2), base + h * rng.uniform(0.05, 0.2)))  # fmt: skip
+    return path
 
 
 def _grad(c: Canvas, w, h, rng, light: bool):
