@@ -11,9 +11,10 @@ the top of the page) are left alone.
 
 The text detector often finds no line at all on a signature standing clear of the print (a
 scribble above "Vice-Chancellor"). So the page's ink outside every line of print is searched too
-(``ink_signatures``): a blob of dark strokes, linked within half a body-text height, clearly
-taller than the body text, written along a line (wider than tall), and thin-stroked (little of
-its box is ink; seals, logos, photos and emblems are round or solid).
+(``ink_signatures``): a blob of dark strokes on light paper, linked within half a body-text
+height, clearly taller than the body text, written along a line (wider than tall), thin-stroked
+(little of its box is ink; seals, logos, photos and emblems are round or solid) and looping like
+letters (its strokes cross most columns more than once; a chart's line crosses each once).
 
 The text detector draws its line around the signature's core; loops and flourishes reach past it.
 The box is therefore grown to the ink strokes that touch the line (``ink_grown``): dark strokes
