@@ -37,7 +37,8 @@ LABEL_COLON = re.compile(r":\s*\d")
 RUNS = re.compile(r"[A-Z]+|[0-9]+")
 # Digits only: three groups ("11-113-10", "6-1337-92", "99:998-68"), read with any separator
 # above or ":" (a hyphen in a plate's font reads as one).
-DIGIT_GROUPS = re.compile(r"^(\d+)[\s\-·•*=°:]+(\d+)[\s\-·•*=°:]+(\d+)$")
+_GAP = "[" + re.escape(SEPARATORS + LABEL_SEPARATORS) + "]+"
+DIGIT_GROUPS = re.compile(rf"^(\d+){_GAP}(\d+){_GAP}(\d+)$")
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,15 @@ def reads_like_print(line: TextLine, rules: SignatureRules) -> bool:
     return bool(line.score >= 0.9 and (share >= 0.5 or text.isupper()))
 
 
+def _drop_ruled_lines(ink: np.ndarray, length: float) -> None:
+    """Clear from the 0/1 ``ink`` mask (in place) every straight horizontal or vertical run of at
+    least ``length`` pixels: ruled lines, a table's borders, the line a page is signed on."""
+    run = max(3, int(round(length)))
+    ruled = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)) | \
+        cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))  # fmt: skip
+    ink[ruled > 0] = 0
+
+
 def ink_grown(frame: np.ndarray, line_box: np.ndarray, height: float, print_boxes: Sequence[np.ndarray],
                rules: SignatureRules = SignatureRules()) -> np.ndarray:
     """``line_box`` (xyxy) grown to the dark strokes of ``frame`` (H, W, 3) uint8 BGR that reach it,
@@ -155,10 +164,7 @@ def ink_grown(frame: np.ndarray, line_box: np.ndarray, height: float, print_boxe
         return line_box
     # ruled lines (the line it is signed on, a table's borders) are print too: straight runs of
     # two line heights or more
-    run = max(3, int(round(2 * height)))
-    ruled = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)) | \
-        cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))  # fmt: skip
-    ink[ruled > 0] = 0
+    _drop_ruled_lines(ink, 2 * height)
     for b in print_boxes:
         ink[int(max(0, b[1] - y0)) : int(max(0, b[3] - y0)), int(max(0, b[0] - x0)) : int(max(0, b[2] - x0))] = 0
     gap = max(1, int(round(rules.ink_gap * height)))
@@ -193,10 +199,7 @@ def ink_signatures(frame: np.ndarray, line_boxes: Sequence[np.ndarray], body_hei
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     block = 2 * int(round(2 * bh)) + 1
     ink = cv2.adaptiveThreshold(grey, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, max(3, block), rules.blob_contrast)
-    run = max(3, int(round(rules.blob_ruled * bh)))
-    ruled = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)) | \
-        cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))  # fmt: skip
-    ink[ruled > 0] = 0
+    _drop_ruled_lines(ink, rules.blob_ruled * bh)
     for b in line_boxes:
         m = rules.blob_line_margin * (b[3] - b[1])
         ink[int(max(0, b[1] - m)) : int(min(H, b[3] + m)), int(max(0, b[0] - m)) : int(min(W, b[2] + m))] = 0
