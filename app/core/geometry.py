@@ -61,6 +61,24 @@ def unletterbox_xyxy(xyxy: np.ndarray, tf: LetterboxTransform) -> np.ndarray:
     return clip_xyxy(out, tf.source_hw)
 
 
+SMALL_FRAME_LONG_SIDE = 1024  # small frames are read upscaled towards this longest side
+
+
+def upscale_factor(hw: tuple[int, int], min_long_side: int = SMALL_FRAME_LONG_SIDE, max_factor: float = 3.0) -> float:
+    """How much to enlarge a frame of height/width ``hw`` before reading it: towards
+    ``min_long_side`` on its longest side, by at most ``max_factor`` (1.0: read as it is). The
+    detectors miss objects a few pixels tall, and a small photo's plate or code is one."""
+    long = max(hw)
+    return min(max_factor, min_long_side / long) if 0 < long < min_long_side else 1.0
+
+
+def upscaled(image: np.ndarray, factor: float) -> np.ndarray:
+    """``image`` resized by ``factor`` with bicubic interpolation (the same array when 1.0)."""
+    if factor == 1.0:
+        return image
+    return cv2.resize(image, (round(image.shape[1] * factor), round(image.shape[0] * factor)), interpolation=cv2.INTER_CUBIC)
+
+
 def clip_xyxy(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
     """Clip boxes to a frame of height/width ``hw``."""
     out = np.asarray(xyxy, np.float32).copy()

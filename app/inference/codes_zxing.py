@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import logging
 
-import cv2
 import numpy as np
 
 from app.core.detections import Detections, Source
 from app.core.errors import DetectorUnavailable
-from app.core.geometry import box_area, intersection_matrix
+from app.core.geometry import SMALL_FRAME_LONG_SIDE, box_area, intersection_matrix, upscale_factor, upscaled
 from app.core.policy import CODE_CLASSES
 from app.inference.box_plausibility import undecoded_large_codes
 
@@ -53,7 +52,7 @@ def _corners(code) -> np.ndarray:
                      [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]], np.float32)  # fmt: skip
 
 
-def found_symbols(zxing, image: np.ndarray, min_long_side: int = 1024, max_factor: float = 2.0) -> list[tuple]:
+def found_symbols(zxing, image: np.ndarray, min_long_side: int = SMALL_FRAME_LONG_SIDE, max_factor: float = 2.0) -> list[tuple]:
     """(corners (4, 2) in ``image`` pixels, format, decoded) of every symbol ``_found_codes`` finds in
     ``image``, and, for an image whose longest side is under ``min_long_side``, also in a copy
     upscaled towards it (by at most ``max_factor``): zxing samples a module from about 2 px, so a
@@ -61,12 +60,10 @@ def found_symbols(zxing, image: np.ndarray, min_long_side: int = 1024, max_facto
     train photos: decoded 256 → 295, found at all 310 → 337; 8 → 23 ms CPU per photo). A symbol
     found both ways is kept once, decoded if it was either way."""
     out = [(_corners(c), c.format, not c.error) for c in _found_codes(zxing, image)]
-    long = max(image.shape[:2])
-    f = min(max_factor, min_long_side / long) if 0 < long < min_long_side else 1.0
+    f = upscale_factor(image.shape[:2], min_long_side, max_factor)
     if f <= 1.25:
         return out
-    big = cv2.resize(image, (round(image.shape[1] * f), round(image.shape[0] * f)), interpolation=cv2.INTER_CUBIC)
-    for c in _found_codes(zxing, big):
+    for c in _found_codes(zxing, upscaled(image, f)):
         pts = _corners(c) / f
         same = [k for k, (q, _, _) in enumerate(out) if _same_symbol(pts, q)]
         if not same:

@@ -20,11 +20,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Sequence
 
-import cv2
 import numpy as np
 
 from app.core.detections import Detections, concat
 from app.core.errors import DetectorUnavailable, ModelError
+from app.core.geometry import SMALL_FRAME_LONG_SIDE, upscale_factor, upscaled
 from app.core.policy import TEXT_PII
 from app.text.classifier import TextPiiClassifier
 from app.text.lines import TextLine
@@ -60,7 +60,7 @@ class OcrSettings:
 
     min_line_score: float = 0.6
     max_side: int = 2560
-    min_long_side: int = 1024  # smaller frames are read upscaled to this longest side (``SmallFrameUpscaler``)
+    min_long_side: int = SMALL_FRAME_LONG_SIDE  # smaller frames are read upscaled to this longest side (``SmallFrameUpscaler``)
     use_angle_cls: bool = False  # 180°-rotated text is rare on screens; the classifier costs ~15 %
     use_classifier: bool = True  # the learned text-PII classifier; False: rule-based recognisers only
     classifier_path: Path | None = None  # None: models/text-pii.npz
@@ -311,15 +311,13 @@ class SmallFrameUpscaler:
 
     def factor(self, hw: tuple[int, int]) -> float:
         """The upscaling factor for a frame of height/width ``hw`` (1.0: read as it is)."""
-        long = max(hw)
-        return min(self.max_factor, self.min_long_side / long) if 0 < long < self.min_long_side else 1.0
+        return upscale_factor(hw, self.min_long_side, self.max_factor)
 
     def __call__(self, img: np.ndarray, **kwargs):
         f = self.factor(img.shape[:2])
         if f == 1.0:
             return self.engine(img, **kwargs)
-        big = cv2.resize(img, (round(img.shape[1] * f), round(img.shape[0] * f)), interpolation=cv2.INTER_CUBIC)
-        out = self.engine(big, **kwargs)
+        out = self.engine(upscaled(img, f), **kwargs)
         recorder = getattr(self.engine, "build_final_output", None)
         if isinstance(recorder, UnreadLines):
             recorder.last = [(q / f, s) for q, s in recorder.last]

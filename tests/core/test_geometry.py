@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from app.core.geometry import iou_matrix, letterbox, letterbox_xyxy, nms, pad_xyxy, unletterbox_xyxy
+from app.core.geometry import iou_matrix, letterbox, letterbox_xyxy, nms, pad_xyxy, unletterbox_xyxy, upscale_factor, upscaled
 
 
 @pytest.mark.parametrize("hw", [(480, 640), (1080, 1920), (640, 640), (100, 37), (2160, 3840), (333, 2000)])
@@ -66,3 +66,11 @@ def test_centres_inside_tells_which_box_holds_each_centre_edges_included():
     b = np.array([[0, 0, 5, 5], [25, 20, 60, 60]], np.float32)
     assert centres_inside(a, b).tolist() == [[True, False], [False, True], [False, False]]
     assert centres_inside(np.zeros((0, 4)), b).shape == (0, 2)
+
+
+def test_small_frames_are_enlarged_towards_the_long_side_by_at_most_the_cap():
+    assert upscale_factor((300, 512)) == 2.0  # 512 → 1024
+    assert upscale_factor((100, 200)) == 3.0  # capped
+    assert upscale_factor((720, 1280)) == 1.0 and upscale_factor((0, 0)) == 1.0
+    image = np.zeros((10, 20, 3), np.uint8)
+    assert upscaled(image, 1.0) is image and upscaled(image, 2.5).shape == (25, 50, 3)

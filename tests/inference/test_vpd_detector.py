@@ -4,7 +4,7 @@ import pytest
 from app.core.errors import ModelError
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
-from app.inference.vpd_detector import VpdDetector
+from app.inference.vpd_detector import TilingSettings, VpdDetector
 from vpd_testkit import CLASS_NAMES, make_detector_onnx, text_frame
 
 
@@ -28,10 +28,36 @@ def test_tiny_model_end_to_end(tmp_path, layout):
 def test_tiled_detection_maps_tiles_to_frame_pixels(tmp_path):
     # The fixed output puts one box in every tile's own pixels; tiling must offset them.
     path = make_detector_onnx(tmp_path / "m.onnx", [(2, 10, 10, 20, 20, 0.9)])
-    det = VpdDetector.from_path(path, tiling=True)
+    det = VpdDetector.from_path(path, tiling=TilingSettings(min_long_side=0))
     d = det.detect(np.zeros((64, 200, 3), np.uint8))  # wider than 1.5×64 → tiles
     assert len(d) >= 3
     assert d.xyxy[:, 0].max() > 100  # boxes from the right-hand tiles land on the right
+
+
+def test_small_frame_is_read_enlarged_and_boxes_come_back_in_its_pixels(tmp_path):
+    # Input 64 px on 128-px tiles; a 200×100 frame's tiles are cut from a 2× copy (towards a
+    # 400-px long side), so each tile's fixed box (input 10..20 → tile 20..40) is 10 px wide in
+    # the frame, not 20; the full view is the frame itself.
+    path = make_detector_onnx(tmp_path / "m.onnx", [(2, 10, 10, 20, 20, 0.9)], metadata={"vpd_tile_size": "128"})
+    det = VpdDetector.from_path(path, tiling=TilingSettings(min_long_side=400))
+    seen = []
+    det.infer = lambda image, orig=det.infer: (seen.append(image.shape[:2]), orig(image))[1]
+    d = det.detect(np.zeros((100, 200, 3), np.uint8))
+    assert seen.count((100, 200)) == 1 and seen.count((128, 128)) >= 4  # the full view, the 2× copy's tiles
+    assert np.isclose(d.xyxy[:, 2] - d.xyxy[:, 0], 10, atol=1).any()
+    assert (d.xyxy[:, 2] <= 200).all() and (d.xyxy[:, 3] <= 100).all()
+    plain = VpdDetector.from_path(path, tiling=TilingSettings(min_long_side=0)).detect(np.zeros((100, 200, 3), np.uint8))
+    assert not np.isclose(plain.xyxy[:, 2] - plain.xyxy[:, 0], 10, atol=1).any()  # read as it is: 20 px boxes
+
+
+def test_enlarged_tiles_of_a_small_frame_add_only_small_boxes(tmp_path):
+    # A box over most of each tile (input 4..60 → 112 px of a 128-px tile) is more than half a
+    # tile: only the full view's copy of it (the frame itself) may come back, not one per tile.
+    path = make_detector_onnx(tmp_path / "m.onnx", [(2, 4, 4, 60, 60, 0.9)], metadata={"vpd_tile_size": "128"})
+    d = VpdDetector.from_path(path, tiling=TilingSettings(min_long_side=400)).detect(np.zeros((100, 200, 3), np.uint8))
+    assert len(d) == 1
+    plain = VpdDetector.from_path(path, tiling=TilingSettings(min_long_side=0)).detect(np.zeros((100, 200, 3), np.uint8))
+    assert len(plain) > 1  # unenlarged tiles keep theirs
 
 
 @pytest.mark.parametrize(
@@ -74,7 +100,7 @@ def test_metadata_class_count_must_match_output(tmp_path):
 def test_tile_size_from_metadata_sets_native_tile(tmp_path):
     # Input 64 px, trained on 128-px native crops: a 256-px frame → tiles of 128 letterboxed to 64.
     path = make_detector_onnx(tmp_path / "m.onnx", [(2, 10, 10, 20, 20, 0.9)], metadata={"vpd_tile_size": "128"})
-    det = VpdDetector.from_path(path)
+    det = VpdDetector.from_path(path, tiling=TilingSettings(min_long_side=0))
     assert det.metadata.tile_hw == (128, 128)
     d = det.detect(np.zeros((256, 256, 3), np.uint8))
     # each 128-px tile maps input box (10..20) to tile pixels (20..40)
@@ -84,7 +110,7 @@ def test_tile_size_from_metadata_sets_native_tile(tmp_path):
 
 def test_unchanged_tiles_keep_their_boxes_and_changed_ones_are_detected_again(tmp_path):
     path = make_detector_onnx(tmp_path / "m.onnx", [(2, 10, 10, 20, 20, 0.9)])
-    det = VpdDetector.from_path(path, tiling=True)
+    det = VpdDetector.from_path(path, tiling=TilingSettings(min_long_side=0))
     frame = np.random.default_rng(0).integers(0, 255, (64, 200, 3), dtype=np.uint8)
     first = det.detect(frame)
     calls = []
