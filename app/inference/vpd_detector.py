@@ -15,7 +15,7 @@ from app.core.box_sanity import EDGE_ASPECTS, complete_edge_cut
 from app.core.calibration import ScoreCalibration
 from app.core.decode import DecodeSettings, decode_yolo
 from app.core.detections import Detections, Source
-from app.core.geometry import SMALL_FRAME_LONG_SIDE, clip_xyxy, letterbox, unletterbox_xyxy, upscale_factor, upscaled
+from app.core.geometry import SMALL_FRAME_LONG_SIDE, letterbox, unletterbox_xyxy, upscale_factor, upscaled
 from app.core.tiling import merge_tiled, needs_tiling, plan_tiles, truncated_mask
 from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence, CameraObjectEvidence
 from app.inference.box_plausibility import SizePlausibility
