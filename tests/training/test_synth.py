@@ -107,6 +107,11 @@ def test_bad_arguments_fail_clearly(tmp_path, capsys, args, msg):
     assert msg in capsys.readouterr().err
 
 
+def test_a_tiles_only_top_up_needs_no_synthetic_crops(tmp_path):
+    a = cli.parse(["--out", str(tmp_path / "o"), "--images", "0", "--no-real", "--real-tiles"])
+    assert a.images == 0 and a.real_tiles and a.no_real
+
+
 def test_unwritable_output_folder_fails_clearly(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -204,6 +209,40 @@ def test_real_train_photos_are_repeated_and_real_test_is_not(tmp_path, monkeypat
     assert len(labels) == 1 and labels.pop().startswith(f"{dataset.class_id('license_plate')} ")
     assert stats.real_images == {"train": 3, "real_test": 1} and stats.real_boxes["license_plate"] == 3
     assert {"real_plate1_x1", "real_plate1_x2"} <= set(stats.unknown)  # copies keep their partial labels
+
+
+def test_real_train_photos_are_also_tiled_as_the_app_reads_them(tmp_path, monkeypatch):
+    """A 400x300 photo is read enlarged 2.56x (to 1024 px) and cut into 640-px tiles: the tiles
+    hold its plate at that scale, labelled in tile pixels; real_test photos are never tiled."""
+    import cv2
+
+    from training.synth import dataset, real
+
+    photo = tmp_path / "src"
+    photo.mkdir()
+    items = []
+    for name, split in (("street1", "train"), ("street2", "real_test")):
+        path = photo / f"{name}.jpg"
+        cv2.imwrite(str(path), np.full((300, 400, 3), 128, np.uint8))
+        items.append(real.RealItem(path, "plates_src", (("license_plate", (20.0, 30.0, 60.0, 42.0)),), split,
+                                   frozenset({"license_plate"})))
+    monkeypatch.setattr(real, "load_items", lambda: tuple(items))
+    out = tmp_path / "ds"
+    for kind in ("images", "labels"):
+        (out / kind / "train").mkdir(parents=True)
+    stats = dataset.Stats()
+    written = dataset.add_real_tiles(out, stats, None, imgsz=640)
+    tiles = sorted((out / "images" / "train").iterdir())
+    assert written == len(tiles) == stats.real_tiles == 4  # 1024x768: 2x2 tiles
+    assert all(p.stem.startswith("realtile_street1_t") for p in tiles)
+    first = cv2.imread(str(tiles[0]))
+    assert first.shape == (640, 640, 3)
+    rows = (out / "labels" / "train" / "realtile_street1_t0.txt").read_text().split()
+    cls, cx, cy, w, h = int(rows[0]), *map(float, rows[1:5])
+    assert cls == dataset.class_id("license_plate")
+    assert (cx * 640, cy * 640, w * 640, h * 640) == pytest.approx((40 * 2.56, 36 * 2.56, 40 * 2.56, 12 * 2.56), abs=0.5)
+    assert stats.real_boxes["license_plate"] == 1  # the other tiles do not hold it
+    assert "realtile_street1_t3" in stats.unknown  # tiles keep the photo's partial labels
 
 
 def test_synthetic_signatures_loop_like_handwriting():

@@ -30,7 +30,8 @@ def write_card(out: Path, stats: Stats, rate: float, command: str, workers: int)
              f"Rendered {total} synthetic crops at **{rate:.2f} images/s** with {workers} worker process(es) on this machine "
              "(2 shared CPU cores, excluding the real-pack copy).", "",
              "Synthetic crops per split: " + ", ".join(f"{s}: {stats.images[s]}" for s in ("train", "val", "test")), "",
-             "Real photos added: " + ", ".join(f"{s}: {stats.real_images[s]}" for s in ("train", "real_test")), "",
+             "Real photos added: " + ", ".join(f"{s}: {stats.real_images[s]}" for s in ("train", "real_test"))
+             + (f"; real train tiles as the app reads them: {stats.real_tiles}" if stats.real_tiles else ""), "",
              f"Partially labelled images (`partial_labels.json`): {len(stats.unknown)}: real photos and composites on real "
              "backgrounds, whose sources labelled only some categories; the training loss does not teach the other "
              "categories as background there (`training/nn/partial.py`).", "",

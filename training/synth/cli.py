@@ -32,11 +32,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--no-real", action="store_true", help="do not add the real photo pack")
     ap.add_argument("--real-repeat", type=int, default=1,
                     help="put each real train photo in the train split this many times (default 1)")
+    ap.add_argument("--real-tiles", action="store_true",
+                    help="also put the real train photos' tiles, enlarged and cut as the app's detector reads them, in train")
     ap.add_argument("--card-dir", type=Path, default=None,
                     help="also copy README.md + contact_sheet.png here and draw contact_sheet_photos.png (whole photo scenes)")
     a = ap.parse_args(argv)
-    if a.images <= 0:
-        raise SynthError(f"--images must be > 0, got {a.images}")
+    if a.images < 0 or (a.images == 0 and not a.real_tiles):
+        raise SynthError(f"--images must be > 0 (0 only with --real-tiles), got {a.images}")
     if a.workers <= 0:
         raise SynthError(f"--workers must be > 0, got {a.workers}")
     if a.real_repeat <= 0:
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     if not active_generators(a.classes, a.generators):
         print("error: no generator renders any of the requested classes", file=sys.stderr)
         return 2
-    cfg = SynthConfig(a.out, a.images, a.seed, a.workers, a.imgsz, a.classes, not a.no_real, a.generators, a.real_repeat)
+    cfg = SynthConfig(a.out, a.images, a.seed, a.workers, a.imgsz, a.classes, not a.no_real, a.generators, a.real_repeat, a.real_tiles)
     stats, rate = build(cfg)
     command = "python -m training synth " + " ".join(shlex.quote(x) for x in argv)
     write_card(a.out, stats, rate, command, a.workers)

@@ -42,6 +42,7 @@ class SynthConfig:
     with_real: bool = True
     generators: frozenset[str] | None = None  # render only these generators (default: all)
     real_repeat: int = 1  # copies of each real train photo per epoch (real_test is never repeated)
+    real_tiles: bool = False  # also the real train photos' tiles as the app's detector reads them
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Stats:
     images: Counter = field(default_factory=Counter)
     real_boxes: Counter = field(default_factory=Counter)
     real_images: Counter = field(default_factory=Counter)
+    real_tiles: int = 0
     unknown: dict = field(default_factory=dict)  # image stem -> classes it may show unlabelled
 
 
@@ -186,6 +188,46 @@ def add_real(out: Path, stats: Stats, classes: frozenset[str] | None, repeat: in
     return n
 
 
+def add_real_tiles(out: Path, stats: Stats, classes: frozenset[str] | None, imgsz: int = 640) -> int:
+    """Write the real train photos' tiles, cut as the app's detector cuts them, into ``train``.
+
+    A small photo is read enlarged (``upscale_factor``, at most 3x) and tiled at the training-crop
+    size, so at inference its plates and numbers are 1.2-3x the size they have when the whole
+    photo is trained at the model's input size. These tiles show the model that scale. Labels
+    cut by a tile's edge follow the crops' rule (kept when at least 40 % visible). Returns the
+    number of tiles written; partial labels are inherited from the photo.
+    """
+    from app.core.geometry import upscale_factor, upscaled
+    from app.core.tiling import plan_tiles
+    from app.inference.vpd_detector import TilingSettings
+
+    settings = TilingSettings()
+    overlap = min(settings.overlap, imgsz // 4)  # as VpdDetector._detect_tiled
+    written = 0
+    for item in real.load_items():
+        if item.split != "train":
+            continue
+        img = cv2.imread(str(item.path))
+        if img is None:
+            continue
+        factor = upscale_factor(img.shape[:2], settings.min_long_side)
+        big = upscaled(img, factor)
+        labels = [(c, tuple(v * factor for v in b)) for c, b in item.boxes if classes is None or c in classes]
+        unknown = sorted(item.unknown_classes(CLASS_NAMES))
+        for k, tile in enumerate(plan_tiles(big.shape[:2], (imgsz, imgsz), overlap)):
+            piece = big[tile.y0 : tile.y1, tile.x0 : tile.x1]
+            kept = _clip(labels, piece.shape[1], piece.shape[0], tile.x0, tile.y0)
+            stem = f"realtile_{item.path.stem}_t{k}"
+            cv2.imwrite(str(out / "images" / "train" / f"{stem}.jpg"), piece, [cv2.IMWRITE_JPEG_QUALITY, 93])
+            (out / "labels" / "train" / f"{stem}.txt").write_text(yolo_lines(kept, piece.shape[1], piece.shape[0]))
+            if unknown:
+                stats.unknown[stem] = unknown
+            stats.real_boxes.update(c for c, _ in kept)
+            written += 1
+    stats.real_tiles += written
+    return written
+
+
 PARTIAL_LABELS = "partial_labels.json"
 
 
@@ -232,6 +274,8 @@ def build(cfg: SynthConfig) -> tuple[Stats, float]:
     rate = cfg.images / max(1e-6, time.perf_counter() - t0)
     if cfg.with_real:
         add_real(out, stats, cfg.classes, cfg.real_repeat)
+    if cfg.real_tiles:
+        add_real_tiles(out, stats, cfg.classes, cfg.imgsz)
     write_yaml(out)
     write_partial_labels(out, stats.unknown)
     return stats, rate
