@@ -34,14 +34,29 @@ class AsyncResult:
     error: str | None = None
 
 
-def lower_thread_priority(step: int = 10) -> None:
+def lower_thread_priority(step: int = 10, detectors: Sequence[object] = ()) -> None:
     """Raise the calling thread's nice value by ``step`` (Linux: nice is per thread), so detector
-    threads yield the CPU to the live frame loop on a busy laptop. A no-op where unsupported."""
+    threads yield the CPU to the live frame loop on a busy laptop, and give the same nice value to
+    the threads that run part of ``detectors``' inference (their ``compute_threads()``: ONNX
+    Runtime's pools, started with the priority of whichever thread built the session). A no-op
+    where unsupported."""
     try:
         tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + step))
+        nice = min(19, os.getpriority(os.PRIO_PROCESS, tid) + step)
+        os.setpriority(os.PRIO_PROCESS, tid, nice)
     except (AttributeError, OSError):
-        pass
+        return
+    for helper in compute_threads(detectors):
+        try:
+            os.setpriority(os.PRIO_PROCESS, helper, nice)
+        except OSError:  # the thread has ended
+            pass
+
+
+def compute_threads(detectors: Sequence[object]) -> tuple[int, ...]:
+    """Native ids of the helper threads behind ``detectors`` (``compute_threads()`` where a
+    detector offers it; a ``DetectorGroup`` offers its members')."""
+    return tuple(t for d in detectors if hasattr(d, "compute_threads") for t in d.compute_threads())
 
 
 class AsyncDetector:
@@ -95,7 +110,7 @@ class AsyncDetector:
         self._thread.join(timeout)
 
     def _work(self) -> None:
-        lower_thread_priority(15)  # OCR is the slow tier: it yields to the frame loop and fast tier
+        lower_thread_priority(15, [self.detector])  # OCR is the slow tier: it yields to the frame loop and fast tier
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._pending is not None or self._stopped)
@@ -158,6 +173,10 @@ class DetectorGroup:
     def class_names(self) -> tuple[str, ...]:
         """Union of the members' class tables."""
         return fused_class_names(self.detectors)
+
+    def compute_threads(self) -> tuple[int, ...]:
+        """The members' helper threads (``async_detector.compute_threads``)."""
+        return compute_threads(self.detectors)
 
     def detect(self, frame: np.ndarray) -> Detections:
         """Fused boxes of every member for a (H, W, 3) uint8 BGR frame, in frame pixels."""

@@ -274,7 +274,7 @@ class LiveMasker:
 
     # -- detector thread -------------------------------------------------------------------------
     def _work(self) -> None:
-        lower_thread_priority()  # the frame loop must keep its share of the cores
+        lower_thread_priority(detectors=self._fast)  # the frame loop must keep its share of the cores
         names = self.pipeline.class_names
         while True:
             with self._cond:

@@ -28,7 +28,7 @@ from app.core.errors import DetectorUnavailable
 from app.core.geometry import nms
 from app.inference.packaged_models import cached_derivative, packaged_file
 from app.inference.picture_bounds import grow_faces_to_pictures
-from app.inference.session import active_provider, create_session
+from app.inference.session import active_provider, create_session, pool_threads
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +161,10 @@ class FaceDetectorBase:
     def provider(self) -> str:
         """Execution provider actually in use."""
         return active_provider(self.session)
+
+    def compute_threads(self) -> tuple[int, ...]:
+        """Native ids of the ORT pool threads that run part of this detector's inference (``session.pool_threads``)."""
+        return pool_threads(self.session) if self.session is not None else ()
 
     def head_masks(self, frame: np.ndarray, xyxy: np.ndarray, scores: np.ndarray) -> Detections:
         """Face boxes (N, 4, frame px) grown to the head by ``settings.box_scale`` and, where the

@@ -35,7 +35,7 @@ from app.inference.plates_text import PLATE_CLASSES, confirm_plates, drop_road_s
 from app.inference.shop_signs_text import SHOP_SIGN_CLASSES, drop_parts_of_objects, shop_sign_candidates
 from app.inference.signatures_text import SIGNATURE_CLASSES, signature_candidates
 from app.inference.signs_text import SIGN_CLASSES, sign_candidates
-from app.inference.session import active_provider, create_session
+from app.inference.session import active_provider, create_session, pool_threads
 
 log = logging.getLogger(__name__)
 
@@ -122,8 +122,9 @@ class OcrPiiDetector:
     name = "ocr"
 
     def __init__(self, engine, providers: str, settings: OcrSettings = OcrSettings(),
-                 classifier: TextPiiClassifier | None = None, warning: str = "") -> None:  # fmt: skip
+                 classifier: TextPiiClassifier | None = None, warning: str = "", sessions: tuple = ()) -> None:  # fmt: skip
         self.engine = engine
+        self._sessions = tuple(sessions)  # our ORT sessions inside ``engine``
         self._provider = providers
         self.settings = settings
         self.classifier = classifier
@@ -171,11 +172,12 @@ class OcrPiiDetector:
             loaders = {"Det": engine._load_det_model, "Rec": engine._load_rec_model}
             if settings.use_angle_cls:
                 loaders["Cls"] = engine._load_cls_model
-            used = []
+            used, sessions = [], []
             for key, load in loaders.items():
                 stage = load()
                 stage.session.session = create_session(folder / MODEL_FILES[key], providers)
                 used.append(active_provider(stage.session.session))
+                sessions.append(stage.session.session)
             engine.build_final_output = UnreadLines(engine.build_final_output)
             engine = SmallFrameUpscaler(engine, settings.min_long_side)
         except ModelError:
@@ -183,7 +185,11 @@ class OcrPiiDetector:
         except Exception as exc:  # RapidOCR's own config/engine errors
             raise DetectorUnavailable(f"OCR is off: rapidocr failed to start ({type(exc).__name__}: {exc})") from exc
         classifier, warning = cls.load_classifier(settings)
-        return cls(engine, "/".join(sorted(set(used))), settings, classifier, warning)
+        return cls(engine, "/".join(sorted(set(used))), settings, classifier, warning, tuple(sessions))
+
+    def compute_threads(self) -> tuple[int, ...]:
+        """Native ids of the ORT pool threads that run part of this detector's inference (``session.pool_threads``)."""
+        return pool_threads(*self._sessions)
 
     def specialist_lines(self, flag: str) -> list[TextLine]:
         """The lines of the last run that the specialist switched by ``flag`` reads: the lines read,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import os
 import platform
 import sys
+import weakref
 from pathlib import Path
 from typing import Sequence
 
@@ -19,6 +21,8 @@ PREFERRED_PROVIDERS = ("CUDAExecutionProvider", "CPUExecutionProvider")
 MMAP_THRESHOLD_BYTES = 128 * 1024
 _M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number
 _heap_limited: bool | None = None
+# Native ids of the threads ORT started while building each session (its intra-op pool).
+_pool_threads: "weakref.WeakKeyDictionary[ort.InferenceSession, tuple[int, ...]]" = weakref.WeakKeyDictionary()
 
 
 def limit_heap_retention() -> bool:
@@ -81,15 +85,32 @@ def create_session(path: str | Path, providers: Sequence[str] | None = None,
     # detectors, measured alternately: peak RSS 920-925 MB with the arena, 609-687 MB without.
     options.enable_cpu_mem_arena = memory_arena
     wanted = requested_providers(providers)
+    before = _native_thread_ids()
     try:
         session = ort.InferenceSession(str(path), sess_options=options, providers=wanted)
     except Exception as exc:  # ORT raises its own Fail/InvalidProtobuf/... types
         reason = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
         raise ModelError(f"cannot load model {path}: not a valid ONNX model (truncated or corrupt?): {reason}") from exc
+    _pool_threads[session] = tuple(sorted(_native_thread_ids() - before))
     if "CUDAExecutionProvider" in wanted and "CUDAExecutionProvider" not in session.get_providers():
         log.info("CUDA requested but unavailable (no GPU or CUDA/cuDNN libraries); using the CPU")
     log.info("model %s runs on %s", path.name, ", ".join(session.get_providers()))
     return session
+
+
+def _native_thread_ids() -> set[int]:
+    try:
+        return {int(t) for t in os.listdir("/proc/self/task")}  # Linux
+    except (OSError, ValueError):
+        return set()
+
+
+def pool_threads(*sessions: ort.InferenceSession) -> tuple[int, ...]:
+    """Native ids of the threads ORT started for these sessions (their intra-op pools; Linux, else
+    empty). They run part of every inference but keep the priority of the thread that created the
+    session, not of the one that runs it: live mode gives them its tiers' priorities. A thread
+    another part of the program started while a session was being built may be among them."""
+    return tuple(t for s in sessions for t in _pool_threads.get(s, ()))
 
 
 def active_provider(session: ort.InferenceSession) -> str:

@@ -22,7 +22,7 @@ from app.inference.box_plausibility import SizePlausibility
 from app.inference.metadata import ModelMetadata, read_metadata
 from app.inference.picture_bounds import picture_in_box
 from app.model_files import model_path
-from app.inference.session import active_provider, create_session
+from app.inference.session import active_provider, create_session, pool_threads
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +146,10 @@ class VpdDetector:
     def provider(self) -> str:
         """Execution provider actually in use ('CUDA' or 'CPU')."""
         return active_provider(self.session)
+
+    def compute_threads(self) -> tuple[int, ...]:
+        """Native ids of the ORT pool threads that run part of this detector's inference (``session.pool_threads``)."""
+        return pool_threads(self.session)
 
     def infer(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One letterboxed pass: boxes in ``image_bgr`` pixels, scores, class ids (after NMS)."""

@@ -1,5 +1,6 @@
 """LiveMasker fails closed: starting, stalled and erroring detectors never let raw pixels out."""
 
+import sys
 import threading
 
 import numpy as np
@@ -278,3 +279,43 @@ def test_late_detector_after_a_diagonal_pan_hides_the_revealed_strips_and_what_c
     assert out.frame[20:90, 120:210].max() == 0  # the block cut by the old view's edge, whole
     far = (slice(130, 180), slice(200, 320))  # seen by the detector and only moved: not the L's bounds
     assert np.array_equal(out.frame[far], second[far])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_a_tier_gives_its_priority_to_the_threads_that_run_its_detectors():
+    """ORT's pool threads keep the priority of the thread that built the session; a tier lowering
+    its own priority lowers theirs to the same value, or they would compete with the frame loop."""
+    import os
+    import threading
+
+    from app.core.async_detector import DetectorGroup, lower_thread_priority
+
+    ready, release, ids, seen = threading.Event(), threading.Event(), {}, {}
+
+    def helper():
+        ids["helper"] = threading.get_native_id()
+        ready.set()
+        release.wait(10)
+
+    class Plugin:
+        name = "plugin"
+        class_names = ("email",)
+
+        def compute_threads(self):
+            return (ids["helper"],)
+
+    def tier():
+        lower_thread_priority(7, [DetectorGroup([Plugin()])])
+        seen["tier"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        seen["helper"] = os.getpriority(os.PRIO_PROCESS, ids["helper"])
+
+    start = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    h = threading.Thread(target=helper)
+    h.start()
+    ready.wait(10)
+    t = threading.Thread(target=tier)
+    t.start()
+    t.join(10)
+    release.set()
+    h.join(10)
+    assert seen == {"tier": min(19, start + 7), "helper": min(19, start + 7)}
