@@ -20,7 +20,8 @@ from training.synth.placement import Placed, box_polygon, boxes_of, pose_quad  #
 from training.synth.qtkit import ensure_app  # noqa: E402
 from training.taxonomy import CLASS_NAMES  # noqa: E402
 
-SCENES = {"street_plates": ss.street_plates, "wall_signs": ss.wall_signs, "table_documents": so.table_documents,
+SCENES = {"street_plates": ss.street_plates, "wall_signs": ss.wall_signs, "blade_signs": ss.blade_signs,
+          "table_documents": so.table_documents,
           "held_document": so.held_document, "parcel": so.parcel, "screen_filmed": sc.screen_filmed}
 CLEAN = lookmatch.Look(0.4, 0.0, 95, 255.0, 0.0, (1.0, 1.0, 1.0))  # no blur, noise or tint: pixels stay exact
 HAS_PACK = bool(real.load_items())
@@ -167,6 +168,21 @@ def test_road_signs_are_drawn_unlabelled_and_clear_of_labelled_boxes(seed):
     x0, y0, x1, y1 = (int(v) for v in plate)
     assert not changed[y0:y1, x0:x1].any()  # the labelled plate is untouched
     assert len(taken) == 1 + len(layers) // 2
+
+
+def test_blade_signs_are_labelled_shop_signs_seen_turned():
+    """Projecting signs stand out of the wall, so the photo sees them narrow: tall shop-sign boxes
+    (a fascia sign lying on the wall is wide)."""
+    from training.synth.generators import GENERATORS
+
+    assert GENERATORS["street_blade_signs"].classes >= {"shop_sign"}
+    tall = 0
+    for seed in range(6):
+        img, labels = ss.blade_signs(np.random.default_rng(seed))
+        h, w = img.shape[:2]
+        assert labels and all(0 <= b[0] < b[2] <= w and 0 <= b[1] < b[3] <= h for _, b in labels)
+        tall += sum(c == "shop_sign" and (b[3] - b[1]) > 1.5 * (b[2] - b[0]) for c, b in labels)
+    assert tall >= 3
 
 
 def test_sign_closeups_are_unlabelled_negatives_filled_by_the_sign():

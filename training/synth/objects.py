@@ -334,6 +334,36 @@ def obj_shop_sign(rng):
     return c.finish()
 
 
+def obj_blade_sign(rng):
+    """A projecting shop sign: a tall panel with its name's letters stacked one per row, or a
+    square panel with an emblem and a short name (both sides printed; the scene turns it)."""
+    name = str(fd.faker_for(rng).company()).split(",")[0].split(" ")[0][:9]
+    light = bool(rng.random() < 0.45)
+    if rng.random() < 0.55:
+        letters = [ch for ch in name.upper() if ch.strip()][:7] or ["A"]
+        w, h = 190.0, 40.0 + 110 * len(letters)
+        c = Canvas(w, h, "#000000")
+        _grad(c, w, h, rng, light=light)
+        fg = "#111111" if light else str(rng.choice(["#ffffff", "#ffd54a", "#f0f0f0"]))
+        f = make_font(_fam(rng, SANS + SERIF), 92, bold=True)
+        for k, ch in enumerate(letters):
+            c.text(45, 20 + 110 * k, ch, f, fg)
+    else:
+        w = h = 300.0
+        c = Canvas(w, h, "#000000")
+        _grad(c, w, h, rng, light=light)
+        fg = "#111111" if light else "#ffffff"
+        if rng.random() < 0.5:
+            c.ellipse(90, 30, 120, 120, fg)
+        else:
+            c.rect(95, 35, 110, 110, None, 12, fg, 8)
+        c.text(22, 175, name[:7], make_font(_fam(rng, SANS + SERIF), 62, bold=True), fg)
+    if rng.random() < 0.6:
+        c.rect(5, 5, w - 10, h - 10, None, 6, fg, 5)
+    c.label("shop_sign", (0, 0, w, h))
+    return c.finish()
+
+
 def obj_qr_sticker(rng):
     """A printed QR code on a small card/sticker."""
     c = Canvas(320, 380, "#ffffff")

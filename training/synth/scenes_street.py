@@ -229,6 +229,40 @@ def wall_signs(rng: np.random.Generator):
     return lookmatch.finish(bg.img, bg.look), boxes_of(layers, W, H)
 
 
+def blade_signs(rng: np.random.Generator):
+    """Projecting (blade) shop signs on a real street: panels fixed at right angles to the façade on a
+    bracket, so a photo of the façade sees them turned, from face-on to almost edge-on (a tall,
+    narrow shape), often with lettering stacked vertically. The fascia signs of the other scenes
+    lie flat on the wall."""
+    bg = real_background(rng, WALL_SOURCES, (1.0, 1.6)) or _procedural_street(rng)
+    H, W = bg.img.shape[:2]
+    shade = lookmatch.illumination(bg.img)
+    layers = [base_layer(bg.labels, H, W)]
+    taken = [b for _, b in bg.labels]
+    for _ in range(int(rng.integers(1, 4))):
+        sign, labels = ob.obj_blade_sign(rng)
+        size = H * rng.uniform(0.07, 0.3)
+        for _ in range(12):
+            cx, cy = rng.uniform(0.05, 0.95) * W, rng.uniform(0.12, 0.6) * H
+            box = (cx - size / 2, cy - size / 2, cx + size / 2, cy + size / 2)
+            if not overlaps(box, taken, pad=size * 0.05):
+                break
+        else:
+            continue
+        taken.append(box)
+        side = 1 if rng.random() < 0.5 else -1  # the wall is on this side of the sign
+        quad = pose_quad(sign.shape[1], sign.shape[0], (cx, cy), size, yaw=-side * rng.uniform(0.0, 1.3),
+                         roll=rng.normal(0, 0.03), distance=rng.uniform(3, 8))
+        near = quad[1] if side > 0 else quad[0]  # the top corner on the wall's side
+        arm = side * max(4.0, float(np.ptp(quad[:, 0])) * rng.uniform(0.15, 0.4))
+        colour = tuple(int(v) for v in rng.integers(15, 80, 3))
+        cv2.line(bg.img, (int(near[0]), int(near[1])), (int(near[0] + arm), int(near[1])), colour,
+                 max(2, int(size * 0.02)), cv2.LINE_AA)
+        bg.img, layer = paste_layer(bg.img, sign, quad, labels, bg.look, rng, shade)
+        layers.append(layer)
+    return lookmatch.finish(bg.img, bg.look), boxes_of(layers, W, H)
+
+
 def _sky(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     """A sky from deep blue at the top to pale at the horizon, with soft clouds (BGR uint8)."""
     top = np.float32(rng.uniform([150, 90, 40], [235, 170, 120]))
