@@ -182,20 +182,26 @@ def test_fake_card_numbers_pass_the_luhn_check():
     assert all(luhn_valid(n) and len(n.replace(" ", "")) == 16 for n in numbers)
 
 
-def test_real_train_photos_are_repeated_and_real_test_is_not(tmp_path, monkeypatch):
+def _fake_real_pack(tmp_path, monkeypatch, names, hw, plate) -> None:
+    """A real pack of grey photos ``names`` (train, real_test), each with one labelled plate."""
     import cv2
 
-    from training.synth import dataset, real
+    from training.synth import real
 
     photo = tmp_path / "src"
     photo.mkdir()
     items = []
-    for name, split in (("plate1", "train"), ("plate2", "real_test")):
+    for name, split in zip(names, ("train", "real_test")):
         path = photo / f"{name}.jpg"
-        cv2.imwrite(str(path), np.full((40, 80, 3), 128, np.uint8))
-        items.append(real.RealItem(path, "plates_src", (("license_plate", (10.0, 10.0, 50.0, 30.0)),), split,
-                                   frozenset({"license_plate"})))
+        cv2.imwrite(str(path), np.full((*hw, 3), 128, np.uint8))
+        items.append(real.RealItem(path, "plates_src", (("license_plate", plate),), split, frozenset({"license_plate"})))
     monkeypatch.setattr(real, "load_items", lambda: tuple(items))
+
+
+def test_real_train_photos_are_repeated_and_real_test_is_not(tmp_path, monkeypatch):
+    from training.synth import dataset
+
+    _fake_real_pack(tmp_path, monkeypatch, ("plate1", "plate2"), (40, 80), (10.0, 10.0, 50.0, 30.0))
     out = tmp_path / "ds"
     for kind in ("images", "labels"):
         for split in ("train", "real_test"):
@@ -216,17 +222,9 @@ def test_real_train_photos_are_also_tiled_as_the_app_reads_them(tmp_path, monkey
     hold its plate at that scale, labelled in tile pixels; real_test photos are never tiled."""
     import cv2
 
-    from training.synth import dataset, real
+    from training.synth import dataset
 
-    photo = tmp_path / "src"
-    photo.mkdir()
-    items = []
-    for name, split in (("street1", "train"), ("street2", "real_test")):
-        path = photo / f"{name}.jpg"
-        cv2.imwrite(str(path), np.full((300, 400, 3), 128, np.uint8))
-        items.append(real.RealItem(path, "plates_src", (("license_plate", (20.0, 30.0, 60.0, 42.0)),), split,
-                                   frozenset({"license_plate"})))
-    monkeypatch.setattr(real, "load_items", lambda: tuple(items))
+    _fake_real_pack(tmp_path, monkeypatch, ("street1", "street2"), (300, 400), (20.0, 30.0, 60.0, 42.0))
     out = tmp_path / "ds"
     for kind in ("images", "labels"):
         (out / kind / "train").mkdir(parents=True)
