@@ -25,7 +25,8 @@ class Detector(Protocol):
     (e.g. OCR lines it could not read), which the front ends show to the user; and
     ``refine(fused) -> Detections``, called with every detector's fused boxes for the same frame
     (the OCR reader adds document fields inside detector-boxed documents and drops text boxes
-    its reading contradicts).
+    its reading contradicts); and ``compute_threads()``: native ids of helper threads that run
+    part of its inference (ONNX Runtime's pools), which live mode gives its tier's priority.
     """
 
     name: str
