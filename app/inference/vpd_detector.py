@@ -16,7 +16,7 @@ from app.core.calibration import ScoreCalibration
 from app.core.decode import DecodeSettings, decode_yolo
 from app.core.detections import Detections, Source
 from app.core.geometry import SMALL_FRAME_LONG_SIDE, letterbox, unletterbox_xyxy, upscale_factor, upscaled
-from app.core.tiling import merge_tiled, needs_tiling, plan_tiles, truncated_mask
+from app.core.tiling import Tile, merge_tiled, needs_tiling, plan_tiles, truncated_mask
 from app.inference.box_evidence import CodeEvidence, RenderedCardEvidence, CameraObjectEvidence
 from app.inference.box_plausibility import SizePlausibility
 from app.inference.metadata import ModelMetadata, read_metadata
@@ -41,6 +41,16 @@ class TilingSettings:
     # Frames whose longest side is shorter are read upscaled towards it (at most 3×), like the OCR
     # and code readers do; 0 switches this off.
     min_long_side: int = SMALL_FRAME_LONG_SIDE
+
+    def read_plan(self, hw: tuple[int, int], tile_hw: tuple[int, int]) -> tuple[float, list[Tile]]:
+        """How a frame of height/width ``hw`` is read: the factor its tiled copy is enlarged by and
+        that copy's tiles (neighbours share ``overlap`` px, at most a quarter of a tile); no tiles
+        when it is read as one view. Training cuts the real photos' tiles with it too."""
+        f = upscale_factor(hw, self.min_long_side) if self.enabled and self.min_long_side else 1.0
+        if f == 1.0 and not (self.enabled and needs_tiling(hw, tile_hw, self.trigger_ratio)):
+            return 1.0, []
+        enlarged = (round(hw[0] * f), round(hw[1] * f))  # as ``upscaled``
+        return f, plan_tiles(enlarged, tile_hw, min(self.overlap, min(tile_hw) // 4))
 
 
 # A small frame's enlarged tiles add only boxes up to this share of a tile's side: larger objects
@@ -178,12 +188,11 @@ class VpdDetector:
         frame's tiles are cut from a copy enlarged towards ``TilingSettings.min_long_side``, so that
         they show a small plate or code at the size the model learnt it; its full view stays the
         frame itself, for the objects that fill it."""
-        hw = frame.shape[:2]
-        f = upscale_factor(hw, self.tiling.min_long_side) if self.tiling.enabled and self.tiling.min_long_side else 1.0
-        if f == 1.0 and not (self.tiling.enabled and needs_tiling(hw, self.metadata.tile_hw, self.tiling.trigger_ratio)):
+        factor, tiles = self.tiling.read_plan(frame.shape[:2], self.metadata.tile_hw)
+        if not tiles:
             xyxy, scores, class_ids = self.infer(frame)
             return Detections(xyxy, scores, class_ids, self.class_names, sources=np.full(len(xyxy), Source.DETECTOR))
-        return self._detect_tiled(frame, f)
+        return self._detect_tiled(frame, factor, tiles)
 
     def _infer_cached(self, key: tuple, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``infer``, or the last result for ``key`` when its pixels are unchanged."""
@@ -200,14 +209,14 @@ class VpdDetector:
         self._tile_cache[key] = (thumb, xyxy, scores, class_ids)
         return xyxy, scores, class_ids
 
-    def _detect_tiled(self, frame: np.ndarray, factor: float = 1.0) -> Detections:
-        """Tiles of ``frame`` enlarged by ``factor`` plus the frame's own full view, merged."""
+    def _detect_tiled(self, frame: np.ndarray, factor: float, tiles: list[Tile]) -> Detections:
+        """``tiles`` of ``frame`` enlarged by ``factor`` (``TilingSettings.read_plan``) plus the
+        frame's own full view, merged."""
         hw = frame.shape[:2]
         tiled = upscaled(frame, factor)
         boxes, scores, classes, truncated = [], [], [], []
         tile_hw = self.metadata.tile_hw
-        overlap = min(self.tiling.overlap, min(tile_hw) // 4)
-        for tile in plan_tiles(tiled.shape[:2], tile_hw, overlap):
+        for tile in tiles:
             xyxy, s, c = self._infer_cached((tiled.shape[:2], tile), tiled[tile.y0 : tile.y1, tile.x0 : tile.x1])
             xyxy = xyxy + np.array([tile.x0, tile.y0, tile.x0, tile.y0], np.float32)
             cut = truncated_mask(xyxy, tile, tiled.shape[:2])

@@ -34,6 +34,19 @@ def test_tiled_detection_maps_tiles_to_frame_pixels(tmp_path):
     assert d.xyxy[:, 0].max() > 100  # boxes from the right-hand tiles land on the right
 
 
+def test_read_plan_enlarges_small_frames_and_tiles_large_ones_only():
+    """One plan for the detector and the training tiles: a 400x300 photo is enlarged 2.56x and cut
+    into 2x2 640-px tiles of the 1024x768 copy; a 320-px frame with enlarging off is one view."""
+    factor, tiles = TilingSettings().read_plan((300, 400), (640, 640))
+    assert factor == pytest.approx(2.56)
+    assert [(t.x0, t.y0, t.x1, t.y1) for t in tiles] == [(0, 0, 640, 640), (384, 0, 1024, 640),
+                                                          (0, 128, 640, 768), (384, 128, 1024, 768)]
+    assert TilingSettings(min_long_side=0).read_plan((320, 320), (640, 640)) == (1.0, [])
+    assert TilingSettings(enabled=False).read_plan((300, 400), (640, 640)) == (1.0, [])
+    factor, tiles = TilingSettings().read_plan((1080, 1920), (640, 640))
+    assert factor == 1.0 and len(tiles) == 2 * 4  # native-scale tiles, overlap at least 128 px
+
+
 def test_small_frame_is_read_enlarged_and_boxes_come_back_in_its_pixels(tmp_path):
     # Input 64 px on 128-px tiles; a 200×100 frame's tiles are cut from a 2× copy (towards a
     # 400-px long side), so each tile's fixed box (input 10..20 → tile 20..40) is 10 px wide in

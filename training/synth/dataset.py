@@ -191,18 +191,17 @@ def add_real(out: Path, stats: Stats, classes: frozenset[str] | None, repeat: in
 def add_real_tiles(out: Path, stats: Stats, classes: frozenset[str] | None, imgsz: int = 640) -> int:
     """Write the real train photos' tiles, cut as the app's detector cuts them, into ``train``.
 
-    A small photo is read enlarged (``upscale_factor``, at most 3x) and tiled at the training-crop
-    size, so at inference its plates and numbers are 1.2-3x the size they have when the whole
-    photo is trained at the model's input size. These tiles show the model that scale. Labels
+    A small photo is read enlarged (at most 3x) and tiled at the training-crop size
+    (``TilingSettings.read_plan``, the app's own plan), so at inference its plates and numbers are
+    1.2-3x the size they have when the whole photo is trained at the model's input size. These
+    tiles show the model that scale; a photo the app reads as one view gets none. Labels
     cut by a tile's edge follow the crops' rule (kept when at least 40 % visible). Returns the
     number of tiles written; partial labels are inherited from the photo.
     """
-    from app.core.geometry import upscale_factor, upscaled
-    from app.core.tiling import plan_tiles
+    from app.core.geometry import upscaled
     from app.inference.vpd_detector import TilingSettings
 
     settings = TilingSettings()
-    overlap = min(settings.overlap, imgsz // 4)  # as VpdDetector._detect_tiled
     written = 0
     for item in real.load_items():
         if item.split != "train":
@@ -210,11 +209,11 @@ def add_real_tiles(out: Path, stats: Stats, classes: frozenset[str] | None, imgs
         img = cv2.imread(str(item.path))
         if img is None:
             continue
-        factor = upscale_factor(img.shape[:2], settings.min_long_side)
+        factor, tiles = settings.read_plan(img.shape[:2], (imgsz, imgsz))
         big = upscaled(img, factor)
         labels = [(c, tuple(v * factor for v in b)) for c, b in item.boxes if classes is None or c in classes]
         unknown = sorted(item.unknown_classes(CLASS_NAMES))
-        for k, tile in enumerate(plan_tiles(big.shape[:2], (imgsz, imgsz), overlap)):
+        for k, tile in enumerate(tiles):
             piece = big[tile.y0 : tile.y1, tile.x0 : tile.x1]
             kept = _clip(labels, piece.shape[1], piece.shape[0], tile.x0, tile.y0)
             stem = f"realtile_{item.path.stem}_t{k}"
