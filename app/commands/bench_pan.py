@@ -113,6 +113,8 @@ class FrameScore:
     leaked_frames: int = 0
     frames: int = 0
     over_50: int = 0
+    ink_hidden: int = 0  # the same with only each true box's ink counted (``ink_flags``), when sources were given
+    ink_leaked_frames: int = 0
 
     def __post_init__(self) -> None:
         self.outside: list[float] = []
@@ -122,11 +124,16 @@ class FrameScore:
             regions: list[Region] | None = None) -> np.ndarray:  # fmt: skip
         """Score one output frame against its source and true boxes; returns (K,) hidden flags.
         With ``regions`` (what was drawn), the changed area outside the truth is broken down by kind."""
-        return self.add_maps(*pixel_maps(src, out), truth, regions)
+        return self.add_maps(*pixel_maps(src, out), truth, regions, source_grey=_grey(src))
 
     def add_maps(self, masked: np.ndarray, changed: np.ndarray, truth: np.ndarray,
-                 regions: list[Region] | None = None) -> np.ndarray:  # fmt: skip
-        """``add`` from the (H, W) bool maps of ``pixel_maps``."""
+                 regions: list[Region] | None = None, source_grey: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+        """``add`` from the (H, W) bool maps of ``pixel_maps``; with the source's ``source_grey``
+        also the ink figures (``ink_flags``)."""
+        if source_grey is not None:
+            ink = ink_flags(masked, source_grey, truth)
+            self.ink_hidden += int(ink.sum())
+            self.ink_leaked_frames += int(not ink.all())
         inside = np.zeros(changed.shape, bool)
         flags = np.zeros(len(truth), bool)
         for k, (x0, y0, x1, y1) in enumerate(np.round(truth).astype(int)):
@@ -146,17 +153,37 @@ class FrameScore:
 
     def summary(self) -> str:
         share = self.hidden / self.boxes if self.boxes else 1.0
-        return (f"leaked frames {self.leaked_frames}/{self.frames}, box-frames hidden {share:.1%}, "
+        ink = (f" (ink: {self.ink_leaked_frames} leaked, {self.ink_hidden / self.boxes if self.boxes else 1.0:.1%} hidden)"
+               if self.ink_hidden or self.ink_leaked_frames else "")  # fmt: skip
+        return (f"leaked frames {self.leaked_frames}/{self.frames}, box-frames hidden {share:.1%}{ink}, "
                 f"changed outside truth median {np.median(self.outside or [0]):.1%}, "
                 f"frames >50 % changed {self.over_50}")  # fmt: skip
+
+
+def _grey(img: np.ndarray) -> np.ndarray:
+    return img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+
+
+def ink_flags(masked: np.ndarray, source_grey: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """(K,) True where at least ``HIDDEN_SHARE`` of a true box's *ink* is masked: its pixels more
+    than ``CHANGE_GREY`` from the box's median grey (the letters of a name, not the flat colour
+    round them inside its annotated box, which shows nothing). A box with no ink counts its area."""
+    flags = np.zeros(len(truth), bool)
+    for k, (x0, y0, x1, y1) in enumerate(np.round(truth).astype(int)):
+        x0, y0 = max(0, x0), max(0, y0)
+        box, seen = source_grey[y0:y1, x0:x1], masked[y0:y1, x0:x1]
+        if not box.size:
+            continue
+        ink = np.abs(box.astype(np.int16) - int(np.median(box))) > CHANGE_GREY
+        flags[k] = (seen[ink] if ink.any() else seen).mean() >= HIDDEN_SHARE
+    return flags
 
 
 def pixel_maps(src: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(masked, changed) (H, W) bool maps of an output frame against its source (BGR, or both
     already grey): changed = grey level moved by more than ``CHANGE_GREY``; masked = changed or
     near black (the solid fill)."""
-    gs = src if src.ndim == 2 else cv2.cvtColor(src, cv2.COLOR_BGR2GRAY)
-    go = out if out.ndim == 2 else cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)
+    gs, go = _grey(src), _grey(out)
     changed = cv2.absdiff(gs, go) > CHANGE_GREY
     return changed | (go <= CHANGE_GREY), changed
 
@@ -281,7 +308,7 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
             masked_map, changed = pixel_maps(sources[i], grey)
             if not protected:  # fully masked by construction; the banner drawn over it shows no source pixel
                 masked_map[:] = True
-            flags = score.add_maps(masked_map, changed, clip.truth[i], regions)
+            flags = score.add_maps(masked_map, changed, clip.truth[i], regions, source_grey=sources[i])
             for key, ok, box in zip(clip.ids[i], flags, np.round(clip.truth[i]).astype(int)):
                 if not ok:
                     leaks.setdefault(int(key), []).append(float(masked_map[box[1]:box[3], box[0]:box[2]].mean()))

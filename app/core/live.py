@@ -7,7 +7,9 @@ carried by the privacy tracker.
 
 * Fast tier (the VPD detector, faces): runs on every detection tick. When its newest result is
   older than ``deadline_s``, the regions that changed since that result's frame (after the
-  measured pan/scroll) are filled: what the detector has not seen is not shown. Until its first
+  measured pan/scroll) are filled: what the detector has not seen is not shown. On a screen
+  (mostly flat colour) that is each thing drawn there, whole, while the flat colour between
+  stays visible: flat colour holds nothing private. Until its first
   result, when its newest result is older than the stall deadline (``stall_s``, or 2.5 recent
   ticks) and after an error, the whole frame is masked and stamped "PROTECTION PAUSED": a raw
   frame is never returned.
@@ -16,7 +18,7 @@ carried by the privacy tracker.
   measured motion. Its deadline is per region: when its newest good read is older than
   ``ocr_deadline_s`` (or 2.5 recent OCR cycles, if longer) or it fails, text classes are
   unprotected *where the picture changed since that read* (after compensating the measured
-  pan/scroll), so those regions are filled, and
+  pan/scroll), so those regions are filled (on a screen, what is drawn in them), and
   ``LiveFrame.text_paused`` says why. Unchanged regions stay covered by the held OCR boxes.
   Only when OCR is the sole detector does it run on the tick and drive fail-closed itself.
 
@@ -49,7 +51,7 @@ from app.core.motion import FrameMotion, MotionEstimator, Shift, box_shifts, cha
 from app.core.pipeline import Pipeline
 from app.core.policy import Policy
 from app.core.redact import RedactionSettings, fill_solid, full_mask, integer_boxes
-from app.core.text_lines import MIN_FLAT_SHARE, drawn_content, drawn_text_boxes
+from app.core.text_lines import MIN_FLAT_SHARE, DrawnContent, drawn_text_boxes
 from app.core.tracking import PrivacyTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
@@ -258,6 +260,7 @@ class LiveMasker:
         self._ticks: deque[float] = deque(maxlen=8)  # capture → result of the recent fast-tier ticks
         self._frames = self._paused = self._n_results = self._text_paused = self._stale = 0
         self._unread_last: tuple[int, np.ndarray] | None = None  # frame number, unread text lines on it
+        self._drawn: tuple[int, DrawnContent] | None = None  # frame number, what is drawn on it
         self._thread = threading.Thread(target=self._work, name="live-detector", daemon=True)
         self._thread.start()
 
@@ -385,6 +388,8 @@ class LiveMasker:
                 out = view.render(frame, hidden)
                 if self._ocr is not None and any(view.policy.hides(c) for c in self._ocr.text_classes):
                     text_paused, regions = self._ocr.gaps(frame.shape[:2], motion, now)
+                    if regions is not None and motion is not None:
+                        regions = self._drawn_in(regions, motion, frame.shape[:2])
                     # While OCR is behind, everything changed since its read is filled already.
                     if self.options.cover_unread_text and motion is not None and regions is None:
                         unread = self._unread_text(frame.shape[:2], motion)
@@ -439,34 +444,35 @@ class LiveMasker:
         if moved is None:
             return None
         strips = revealed_boxes(hw, moved[0])
-        if not len(strips):
-            return None
-        out = []
-        for strip in strips:
-            boxes, flat, touching, runs_on = self._drawn_across(strip[None], motion, hw)
-            if flat < MIN_FLAT_SHARE:
-                out.append(strip)  # a camera picture: no drawn things to follow, the strip is what is new
-                continue
-            for box, long in zip(boxes[touching], runs_on[touching]):  # each with the rest the result saw
-                # A thing that runs on past the search (a camera picture, a page's backdrop) is not
-                # one small drawn thing: only its part in the strip is unseen.
-                out.append(np.clip(box, strip[[0, 1, 0, 1]], strip[[2, 3, 2, 3]]) if long else box)
-        return np.array(out, np.float32).reshape(-1, 4) if out else None
+        out = np.concatenate([self._drawn_in(strip[None], motion, hw) for strip in strips] or [np.zeros((0, 4))])
+        return out.astype(np.float32) if len(out) else None
+
+    def _drawn_in(self, regions: np.ndarray, motion: FrameMotion, hw: tuple[int, int]) -> np.ndarray:
+        """What to fill for ``regions`` (K, 4) xyxy that a tier has not looked at. On a screen
+        (mostly flat colour round them): each thing drawn in or across them, whole (a detector saw
+        its part outside them only cut off), or only its part inside when it runs on past the
+        search (a camera picture, a page's backdrop: not one small drawn thing). Flat colour holds
+        nothing private and stays visible. On a camera picture: the regions themselves."""
+        regions = np.asarray(regions, np.float32).reshape(-1, 4)
+        if not len(regions):
+            return regions
+        boxes, flat, touching, runs_on = self._drawn_across(regions, motion, hw)
+        if flat < MIN_FLAT_SHARE:
+            return regions
+        out = [boxes[touching & ~runs_on]]
+        for region in regions:
+            cut = runs_on & (intersection_matrix(boxes, region[None])[:, 0] > 0)
+            out.append(np.clip(boxes[cut], region[[0, 1, 0, 1]], region[[2, 3, 2, 3]]))
+        return np.concatenate(out).astype(np.float32)
 
     def _drawn_across(self, regions: np.ndarray, motion: FrameMotion,
                       hw: tuple[int, int]) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:  # fmt: skip
         """What is drawn on flat colour around ``regions`` (K, 4) xyxy, searched up to
-        ``UNSEEN_REACH`` of the short side beyond their bounds: the drawn boxes (N, 4), the
-        search's flat-colour share, which boxes reach into a region (N,) and which run on to the
-        search's end inside the frame (N,), a backdrop rather than one drawn thing."""
-        reach = UNSEEN_REACH * min(hw)
-        frame_box = np.array([0, 0, hw[1], hw[0]], np.float32)
-        search = np.concatenate([regions[:, :2].min(0) - reach, regions[:, 2:].max(0) + reach]).astype(np.float32)
-        search = np.clip(search, 0, frame_box[[2, 3, 2, 3]])
-        boxes, flat = drawn_content(motion.gray, motion.scale, search)
-        touching = (intersection_matrix(boxes, regions) > 0).any(1)
-        runs_on = ((search != frame_box) & (np.abs(boxes - search) <= 2.0 / motion.scale)).any(1)
-        return boxes, flat, touching, runs_on
+        ``UNSEEN_REACH`` of the short side beyond their bounds (``DrawnContent.around``). The
+        frame's drawn content is found once per frame, however many region sets ask."""
+        if self._drawn is None or self._drawn[0] != motion.seq:
+            self._drawn = (motion.seq, DrawnContent(motion.gray, motion.scale))
+        return self._drawn[1].around(regions, UNSEEN_REACH * min(hw))
 
     def _unseen(self, result: _Result, motion: FrameMotion | None, now: float,
                 hw: tuple[int, int]) -> tuple[str, np.ndarray | None]:  # fmt: skip
@@ -480,19 +486,7 @@ class LiveMasker:
         if moved is None:
             return why, None
         changed = changed_boxes(result.gray[0], motion.gray, motion.scale, moved[0], exact=True)
-        return why, self._with_things_across(changed, motion, hw)
-
-    def _with_things_across(self, regions: np.ndarray, motion: FrameMotion, hw: tuple[int, int]) -> np.ndarray:
-        """``regions`` (K, 4) xyxy plus the whole of each thing drawn on flat colour across their
-        edges: the fast tier saw its part outside them only cut off, which a detector may miss.
-        A thing that runs on past the search (a page's backdrop) adds nothing (its part inside is
-        covered); on a camera picture (little flat colour) the regions alone."""
-        if not len(regions):
-            return regions
-        boxes, flat, touching, runs_on = self._drawn_across(regions, motion, hw)
-        if flat < MIN_FLAT_SHARE:
-            return regions
-        return np.concatenate([regions, boxes[touching & ~runs_on]]).astype(np.float32)
+        return why, self._drawn_in(changed, motion, hw)
 
     def _track(self, result: _Result, frame: np.ndarray, view: Pipeline, motion: FrameMotion | None) -> Detections:
         hidden = self._track_boxes(result, frame, view, motion)

@@ -54,7 +54,11 @@ class LeadSettings:
     motion since the detection, up to ``max_error_grow_px``. ``gate``/``gate_growth``: a detection continues an object when its
     centre is within ``gate`` + ``gate_growth`` × frames since its last detection box widths
     across and box heights down of where the picture's and the object's measured motion put it
-    (an object not yet measured may have moved that far). Per axis, not in box diagonals: with the
+    (an object not yet measured may have moved that far), and only when at least ``min_in_view``
+    of the box it predicts is inside the frame: its own detection would be cut by the frame's edge
+    to under ``max_size_ratio`` of its size, so a whole-sized box is another object (on a
+    scrolled list, the rows that scrolled in while the detector lagged are not the rows that
+    scrolled out, moved down the list against the scroll). Per axis, not in box diagonals: with the
     pan or scroll taken out, a line of a list is not continued by the next line down (a wide box's
     diagonal spans several lines), which would read as a fast vertical motion and sweep the rows. ``max_size_ratio``: nor when its width or height differs by more than this factor (two
     different objects)."""
@@ -67,6 +71,15 @@ class LeadSettings:
     gate: float = 1.0
     gate_growth: float = 0.25
     max_size_ratio: float = 1.5
+    min_in_view: float = 0.5
+
+
+def _in_view_share(box: np.ndarray, hw: tuple[int, int]) -> float:
+    """Share of ``box`` (4,) xyxy inside an (H, W) frame."""
+    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+    x0, y0 = max(float(box[0]), 0.0), max(float(box[1]), 0.0)
+    x1, y1 = min(float(box[2]), float(hw[1])), min(float(box[3]), float(hw[0]))
+    return max(0.0, x1 - x0) * max(0.0, y1 - y0) / area
 
 
 def _edge_velocity(v: np.ndarray, box: np.ndarray, base: np.ndarray, hw: tuple[int, int] | None) -> tuple[float, float]:
@@ -111,6 +124,8 @@ class LeadTracker:
                 g = self._moved(ob.seq, seq)[0]
                 pred = ob.box + np.concatenate([g, g]) + (ob.velocity * gap if ob.measured else 0.0)
                 pw, ph = pred[2] - pred[0], pred[3] - pred[1]
+                if hw is not None and _in_view_share(pred, hw) < s.min_in_view:
+                    continue  # it has left the view: a whole-sized box in view is something else
                 ratio = min(max(w, pw) / max(min(w, pw), 1e-6), max(h, ph) / max(min(h, ph), 1e-6))
                 off = np.abs((box[:2] + box[2:]) / 2 - (pred[:2] + pred[2:]) / 2)
                 d = float(np.hypot(*off))

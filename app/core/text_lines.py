@@ -8,7 +8,7 @@ horizontal closing joins the letters of a word, and components of text height ar
 colour round them is mostly flat. In a camera picture it is not: stroke-like edges there are
 texture, and are left alone. The words of a line are joined into one box (``join_words``).
 
-The fast tier (the detector, faces) is a few frames behind too. ``drawn_content`` finds
+The fast tier (the detector, faces) is a few frames behind too. ``DrawnContent`` finds
 whatever is drawn on flat colour where it has not looked yet (a picture scrolled in), so that is
 covered piece by piece while the flat colour around stays visible.
 """
@@ -82,23 +82,54 @@ def join_words(boxes: np.ndarray, gap: float = WORD_GAP) -> np.ndarray:
     return lines
 
 
-def drawn_content(gray: np.ndarray, scale: float, region, pad: float = 2.0) -> tuple[np.ndarray, float]:
-    """Everything drawn on flat colour inside ``region`` (xyxy source px) of a ``to_flow_gray``
-    image (pictures, icons, text): boxes (K, 4) xyxy source px of the connected parts that are not
-    flat colour, each grown by ``pad`` grey-image px, and the region's share of flat-colour pixels
-    (high on a screen, low in a camera picture, which is not flat anywhere and so comes back as
-    one box; 1.0 for an empty region). Flat colour holds nothing private."""
-    h, w = gray.shape[:2]
-    crop = _gradient(gray, scale, region, 2)
-    if crop is None:
-        return np.zeros((0, 4), np.float32), 1.0
-    x0, y0, grad = crop
-    drawn = cv2.morphologyEx((grad >= FLAT_LEVEL).astype(np.uint8), cv2.MORPH_CLOSE, _CLOSE_CONTENT)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(drawn, connectivity=8)
-    boxes = np.array([[x0 + cx - pad, y0 + cy - pad, x0 + cx + cw + pad, y0 + cy + ch + pad]
-                      for cx, cy, cw, ch, _ in stats[1:n]], np.float32).reshape(-1, 4)  # fmt: skip
-    boxes = np.clip(boxes / scale, 0, np.array([w, h, w, h], np.float32) / scale)
-    return boxes, float((grad < FLAT_LEVEL).mean())
+class DrawnContent:
+    """Everything drawn on flat colour in one ``to_flow_gray`` image (pictures, icons, text),
+    found once and then asked about any number of regions of that frame: the connected parts that
+    are not flat colour, as boxes (K, 4) xyxy source px each grown by ``pad`` grey-image px, and
+    the share of flat-colour pixels in a region (high on a screen, low in a camera picture, which
+    is not flat anywhere and so comes out as large pieces). Flat colour holds nothing private."""
+
+    def __init__(self, gray: np.ndarray, scale: float, pad: float = 2.0) -> None:
+        h, w = gray.shape[:2]
+        self.scale = scale
+        self.size = np.array([w, h, w, h], np.float32) / scale  # the frame's bounds, source px
+        grad = cv2.morphologyEx(gray, cv2.MORPH_GRADIENT, _KERNEL)
+        flat = grad < FLAT_LEVEL
+        self._flat = cv2.integral(flat.astype(np.uint8))
+        drawn = cv2.morphologyEx((~flat).astype(np.uint8), cv2.MORPH_CLOSE, _CLOSE_CONTENT)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(drawn, connectivity=8)
+        xywh = stats[1:n, :4].astype(np.float32)
+        grey_boxes = np.concatenate([xywh[:, :2] - pad, xywh[:, :2] + xywh[:, 2:] + pad], axis=1).reshape(-1, 4)
+        self.boxes = np.clip(grey_boxes / scale, 0, self.size)
+
+    def flat_share(self, region) -> float:
+        """Share of flat-colour pixels in ``region`` (xyxy source px); 1.0 for an empty one."""
+        h, w = self._flat.shape[0] - 1, self._flat.shape[1] - 1
+        x0, y0, x1, y1 = (np.asarray(region, np.float32) * self.scale).tolist()
+        x0, y0 = min(w, max(0, int(np.floor(x0)))), min(h, max(0, int(np.floor(y0))))
+        x1, y1 = max(x0, min(w, int(np.ceil(x1)))), max(y0, min(h, int(np.ceil(y1))))
+        area = (x1 - x0) * (y1 - y0)
+        if not area:
+            return 1.0
+        f = self._flat
+        return float(f[y1, x1] - f[y0, x1] - f[y1, x0] + f[y0, x0]) / area
+
+    def around(self, regions: np.ndarray, reach: float) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+        """What is drawn round ``regions`` (K, 4) xyxy source px, searched up to ``reach`` source px
+        beyond their bounds: the drawn boxes that reach into the search (N, 4), the search's
+        flat-colour share, which boxes reach into a region (N,) and which run on past the search
+        inside the frame (N,): a backdrop or a camera picture rather than one drawn thing."""
+        regions = np.asarray(regions, np.float32).reshape(-1, 4)
+        search = np.concatenate([regions[:, :2].min(0) - reach, regions[:, 2:].max(0) + reach])
+        search = np.clip(search, 0, self.size)
+        b = self.boxes
+        near = (b[:, 0] < search[2]) & (b[:, 2] > search[0]) & (b[:, 1] < search[3]) & (b[:, 3] > search[1])
+        b = b[near]
+        touching = ((b[:, None, 0] < regions[None, :, 2]) & (b[:, None, 2] > regions[None, :, 0])
+                    & (b[:, None, 1] < regions[None, :, 3]) & (b[:, None, 3] > regions[None, :, 1])).any(1)  # fmt: skip
+        tol = 2.0 / self.scale
+        runs_on = (b[:, :2] < search[:2] - tol).any(1) | (b[:, 2:] > search[2:] + tol).any(1)
+        return b, self.flat_share(search), touching, runs_on
 
 
 def _gradient(gray: np.ndarray, scale: float, region, min_side: int) -> tuple[int, int, np.ndarray] | None:

@@ -42,6 +42,22 @@ def test_pan_clip_truth_follows_the_pan_and_scoring_tells_hidden_from_leaked(tmp
     assert max(masked.outside) == 0.0 and masked.over_50 == 0
 
 
+def test_ink_scoring_counts_a_name_hidden_to_its_letters_and_leaked_when_a_letter_shows():
+    src = np.full((60, 200, 3), 240, np.uint8)
+    src[20:32, 40:140] = 60  # the "letters" of a name; its true box has flat margins round them
+    truth = np.array([[30, 12, 150, 40]], np.float32)
+    tight = src.copy()
+    tight[18:34, 38:142] = 0  # filled to the letters: the margins still show
+    score = FrameScore()
+    score.add(src, tight, truth)
+    assert score.leaked_frames == 1 and score.ink_leaked_frames == 0 and score.ink_hidden == 1
+    partly = tight.copy()
+    partly[20:32, 120:142] = src[20:32, 120:142]  # the last letters show
+    score.add(src, partly, truth)
+    assert score.ink_leaked_frames == 1 and score.ink_hidden == 1
+    assert "ink: 1 leaked" in score.summary()
+
+
 def _write(path, img):
     cv2.imwrite(str(path), img)
     return path

@@ -255,7 +255,7 @@ class GatedEmptyDetector(BoxDetector):
         return Detections.empty(NAMES)
 
 
-def test_late_detector_after_a_diagonal_pan_hides_the_revealed_strips_and_what_crosses_them_not_the_frame():
+def test_late_detector_after_a_diagonal_pan_hides_what_is_drawn_in_the_revealed_strips_not_their_flat_colour():
     rng = np.random.default_rng(1)
     screen = np.full((420, 640, 3), 235, np.uint8)  # a flat-colour screen with text-like blocks on it
     for x, y in [(130, 70), (330, 90), (180, 190), (420, 240), (150, 300), (380, 330), (260, 150), (470, 130)]:
@@ -275,7 +275,10 @@ def test_late_detector_after_a_diagonal_pan_hides_the_revealed_strips_and_what_c
         out = m.process(second)
         gate.set()
     assert out.protected and out.stale is not None
-    assert out.frame[:40, :].max() == 0 and out.frame[:, :40].max() == 0  # the L-shaped strip brought in
+    # The L-shaped strip brought in: the blocks drawn in it are hidden, each whole even where it
+    # runs out of the strip; its flat colour holds nothing and shows.
+    assert out.frame[10:28, 70:160].max() == 0 and out.frame[30:48, 270:320].max() == 0
+    assert (out.frame[:4, :] == 235).all() and (out.frame[:, :40] == 235).all()
     assert out.frame[20:90, 120:210].max() == 0  # the block cut by the old view's edge, whole
     far = (slice(130, 180), slice(200, 320))  # seen by the detector and only moved: not the L's bounds
     assert np.array_equal(out.frame[far], second[far])

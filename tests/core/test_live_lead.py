@@ -169,3 +169,18 @@ def test_a_still_object_coming_into_view_at_the_edge_is_not_moving():
         lead.observe(seq, seq / FPS, Detections(box, [0.9], [0], NAMES), 1.0, (300, 400))
     sweeps, _ = lead.sweeps(6, NAMES, (300, 400))
     assert len(sweeps) == 0  # the visible part grew, the card did not move against the picture
+
+
+def test_rows_scrolled_in_while_the_detector_lagged_do_not_continue_rows_that_scrolled_out():
+    class Scroll:  # a list scrolls up 19 px a frame; the detector answers once per 33 frames
+        def between(self, a, b):
+            return np.array([0.0, -19.0], np.float32) * (b - a), 0.0
+
+    lead = LeadTracker(Scroll())
+    rows = lambda *ys: Detections(np.array([[130, y, 560, y + 60] for y in ys], np.float32), [0.6] * len(ys),
+                                  [0] * len(ys), NAMES)  # fmt: skip
+    lead.observe(1, 1 / FPS, rows(520, 650), 1.0, (720, 1280))  # both scroll out of view by frame 34
+    lead.observe(34, 34 / FPS, rows(170, 300, 430), 1.0, (720, 1280))  # rows that scrolled in meanwhile
+    lead.observe(67, 67 / FPS, rows(190, 320), 1.0, (720, 1280))
+    sweeps, _ = lead.sweeps(70, NAMES, (720, 1280))
+    assert len(sweeps) == 0  # nothing moves against the scroll: no sweep down the list

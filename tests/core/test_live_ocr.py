@@ -188,6 +188,35 @@ def test_ocr_failing_after_a_read_fills_only_the_regions_that_changed_since():
         assert (out.frame[30:44, 2:14] == changed[30:44, 2:14]).all()
 
 
+def test_ocr_failing_on_a_screen_hides_what_is_drawn_where_it_changed_not_the_flat_colour():
+    ocr = FlakyOcr()
+    ocr.gate.set()
+    fast = FastDetector()
+    m = LiveMasker(Pipeline([fast, ocr], Policy(classes=None)), LiveOptions(banner=False, ocr_interval_s=0.0),
+                   clock=Clock())  # fmt: skip
+    screen = np.full((240, 320, 3), 235, np.uint8)  # a flat-colour screen with a few dark lines of "text"
+    for y in (40, 160, 200):
+        screen[y:y + 10, 60:200] = 30
+    with m:
+        def step_frame(img):
+            fast.tick.clear()
+            out = m.process(img.copy())
+            fast.tick.wait(0.05)
+            return out
+
+        for _ in range(500):
+            out = step_frame(screen)
+            if m.telemetry().ocr_results and m.telemetry().ocr_error and out.protected:
+                break
+        typed = screen.copy()
+        typed[100:112, 150:250] = 30  # a new line OCR has not read
+        out = step_frame(typed)
+        assert out.text_paused is not None and "ocr went away" in out.text_paused
+        assert out.frame[100:112, 150:250].max() == 0  # what is drawn there is hidden
+        assert (out.frame[84:94, 150:250] == 235).all()  # the flat colour round it, changed region or not, shows
+        assert (out.frame[160:170, 60:200] == 30).all()  # unchanged lines the last read judged show
+
+
 class TickClock:
     def __init__(self):
         self.t = 0.0

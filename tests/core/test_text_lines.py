@@ -56,17 +56,21 @@ def test_the_words_of_a_line_are_one_box_and_columns_and_lines_stay_apart():
 
 
 def test_drawn_content_is_everything_but_flat_colour_and_a_camera_picture_is_one_piece():
-    from app.core.text_lines import MIN_FLAT_SHARE, drawn_content
+    from app.core.text_lines import MIN_FLAT_SHARE, DrawnContent
 
     img = np.full((360, 640, 3), 245, np.uint8)
     img[100:160, 40:100] = np.random.default_rng(4).integers(0, 255, (60, 60, 3), dtype=np.uint8)  # a photo avatar
-    gray, scale = to_flow_gray(img)
-    boxes, flat = drawn_content(gray, scale, np.array([0, 0, 640, 360], np.float32))
+    drawn = DrawnContent(*to_flow_gray(img))
+    boxes, flat, touching, runs_on = drawn.around(np.array([[0, 0, 640, 360]], np.float32), 0.0)
     assert len(boxes) == 1 and covers(boxes, 42, 102) and covers(boxes, 98, 158) and not covers(boxes, 300, 200)
-    assert flat >= MIN_FLAT_SHARE  # a screen
-    assert not len(drawn_content(gray, scale, np.array([200, 0, 640, 360], np.float32))[0])  # flat: nothing
+    assert touching.all() and not runs_on.any() and flat >= MIN_FLAT_SHARE  # a screen
+    beside = drawn.around(np.array([[200, 0, 640, 360]], np.float32), 0.0)
+    assert not len(beside[0]) and beside[1] == 1.0  # flat: nothing
+    cut = drawn.around(np.array([[0, 0, 70, 130]], np.float32), 0.0)  # the avatar runs on past this search
+    assert len(cut[0]) == 1 and cut[2].all() and cut[3].all()
+    near = drawn.around(np.array([[0, 0, 70, 130]], np.float32), 40.0)  # ... not past this one
+    assert near[2].all() and not near[3].any()
     photo = cv2.GaussianBlur(np.random.default_rng(5).integers(0, 255, (360, 640, 3), dtype=np.uint8), (0, 0), 1.0)
-    gray, scale = to_flow_gray(photo)
-    whole, flat = drawn_content(gray, scale, np.array([100, 50, 300, 250], np.float32))
-    assert covers(whole, 102, 52) and covers(whole, 298, 248)
+    whole, flat, touching, _ = DrawnContent(*to_flow_gray(photo)).around(np.array([[100, 50, 300, 250]], np.float32), 0.0)
+    assert covers(whole[touching], 102, 52) and covers(whole[touching], 298, 248)
     assert flat < MIN_FLAT_SHARE  # a camera picture
