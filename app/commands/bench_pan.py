@@ -164,18 +164,27 @@ def _grey(img: np.ndarray) -> np.ndarray:
     return img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
 
 
-def ink_flags(masked: np.ndarray, source_grey: np.ndarray, truth: np.ndarray) -> np.ndarray:
+def ink_flags(masked: np.ndarray, source_grey: np.ndarray, truth: np.ndarray, ring: int = 3) -> np.ndarray:
     """(K,) True where at least ``HIDDEN_SHARE`` of a true box's *ink* is masked: its pixels more
-    than ``CHANGE_GREY`` from the box's median grey (the letters of a name, not the flat colour
-    round them inside its annotated box, which shows nothing). A box with no ink counts its area."""
+    than ``CHANGE_GREY`` from the colour round it (the most common grey level in a ``ring`` px
+    band outside the box), e.g. the letters of a name and not the flat colour between them inside
+    its annotated box, which shows nothing. A box with no ink, or no band, counts its area."""
+    h, w = source_grey.shape[:2]
     flags = np.zeros(len(truth), bool)
     for k, (x0, y0, x1, y1) in enumerate(np.round(truth).astype(int)):
-        x0, y0 = max(0, x0), max(0, y0)
-        box, seen = source_grey[y0:y1, x0:x1], masked[y0:y1, x0:x1]
-        if not box.size:
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if x1 <= x0 or y1 <= y0:
             continue
-        ink = np.abs(box.astype(np.int16) - int(np.median(box))) > CHANGE_GREY
-        flags[k] = (seen[ink] if ink.any() else seen).mean() >= HIDDEN_SHARE
+        ax, ay, bx, by = max(0, x0 - ring), max(0, y0 - ring), min(w, x1 + ring), min(h, y1 + ring)
+        band = np.ones((by - ay, bx - ax), bool)
+        band[y0 - ay:y1 - ay, x0 - ax:x1 - ax] = False
+        seen = masked[y0:y1, x0:x1]
+        if band.any():
+            round_it = int(np.bincount(source_grey[ay:by, ax:bx][band].ravel(), minlength=256).argmax())
+            ink = np.abs(source_grey[y0:y1, x0:x1].astype(np.int16) - round_it) > CHANGE_GREY
+            if ink.any():
+                seen = seen[ink]
+        flags[k] = seen.mean() >= HIDDEN_SHARE
     return flags
 
 

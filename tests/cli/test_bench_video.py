@@ -56,6 +56,13 @@ def test_ink_scoring_counts_a_name_hidden_to_its_letters_and_leaked_when_a_lette
     score.add(src, partly, truth)
     assert score.ink_leaked_frames == 1 and score.ink_hidden == 1
     assert "ink: 1 leaked" in score.summary()
+    avatar = np.full((60, 200, 3), 240, np.uint8)
+    cv2.circle(avatar, (100, 30), 20, (90, 60, 30), -1)  # a disc that fills most of its true box
+    covered = avatar.copy()
+    cv2.circle(covered, (100, 30), 22, (0, 0, 0), -1)  # the disc hidden, the box's corners not
+    disc = FrameScore()
+    disc.add(avatar, covered, np.array([[80, 10, 120, 50]], np.float32))
+    assert disc.leaked_frames == 1 and disc.ink_leaked_frames == 0
 
 
 def _write(path, img):
