@@ -232,13 +232,13 @@ def changed_boxes(ref: np.ndarray, cur: np.ndarray, scale: float, shift: np.ndar
     # compression) are not change, new content is.
     ref_b, cur_b = cv2.GaussianBlur(moved, (3, 3), 0), cv2.GaussianBlur(cur, (3, 3), 0)
     k = np.ones((5, 5), np.uint8)
-    hi, lo = cv2.dilate(ref_b, k).astype(np.int16), cv2.erode(ref_b, k).astype(np.int16)
-    c = cur_b.astype(np.int16)
-    changed = ((c > hi + threshold) | (c < lo - threshold) | (valid < 255)).astype(np.uint8)
+    # Saturating uint8 differences: c > hi + t exactly when max(0, c - hi) > t (t ≥ 0).
+    outside = cv2.max(cv2.subtract(cur_b, cv2.dilate(ref_b, k)), cv2.subtract(cv2.erode(ref_b, k), cur_b))
+    changed = cv2.max(cv2.compare(outside, threshold, cv2.CMP_GT), cv2.compare(valid, 255, cv2.CMP_LT))
     gh, gw = -(-h // block), -(-w // block)
     padded = np.zeros((gh * block, gw * block), np.uint8)
     padded[:h, :w] = changed
-    grid = padded.reshape(gh, block, gw, block).max(axis=(1, 3))
+    grid = padded.reshape(gh, block, gw, block).max(axis=(1, 3)) // 255
     if not grid.any():
         return np.zeros((0, 4), np.float32)
     grid = cv2.dilate(grid, np.ones((3, 3), np.uint8))

@@ -94,25 +94,25 @@ class DrawnContent:
         self.scale = scale
         self.size = np.array([w, h, w, h], np.float32) / scale  # the frame's bounds, source px
         grad = cv2.morphologyEx(gray, cv2.MORPH_GRADIENT, _KERNEL)
-        flat = grad < FLAT_LEVEL
-        self._flat = cv2.integral(flat.astype(np.uint8))
-        drawn = cv2.morphologyEx((~flat).astype(np.uint8), cv2.MORPH_CLOSE, _CLOSE_CONTENT)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(drawn, connectivity=8)
+        drawn = cv2.threshold(grad, FLAT_LEVEL - 1, 1, cv2.THRESH_BINARY)[1]  # 1 where not flat colour
+        self._drawn = cv2.integral(drawn)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(cv2.morphologyEx(drawn, cv2.MORPH_CLOSE, _CLOSE_CONTENT),
+                                                          connectivity=8)  # fmt: skip
         xywh = stats[1:n, :4].astype(np.float32)
         grey_boxes = np.concatenate([xywh[:, :2] - pad, xywh[:, :2] + xywh[:, 2:] + pad], axis=1).reshape(-1, 4)
         self.boxes = np.clip(grey_boxes / scale, 0, self.size)
 
     def flat_share(self, region) -> float:
         """Share of flat-colour pixels in ``region`` (xyxy source px); 1.0 for an empty one."""
-        h, w = self._flat.shape[0] - 1, self._flat.shape[1] - 1
+        h, w = self._drawn.shape[0] - 1, self._drawn.shape[1] - 1
         x0, y0, x1, y1 = (np.asarray(region, np.float32) * self.scale).tolist()
         x0, y0 = min(w, max(0, int(np.floor(x0)))), min(h, max(0, int(np.floor(y0))))
         x1, y1 = max(x0, min(w, int(np.ceil(x1)))), max(y0, min(h, int(np.ceil(y1))))
         area = (x1 - x0) * (y1 - y0)
         if not area:
             return 1.0
-        f = self._flat
-        return float(f[y1, x1] - f[y0, x1] - f[y1, x0] + f[y0, x0]) / area
+        d = self._drawn
+        return 1.0 - float(d[y1, x1] - d[y0, x1] - d[y1, x0] + d[y0, x0]) / area
 
     def around(self, regions: np.ndarray, reach: float) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
         """What is drawn round ``regions`` (K, 4) xyxy source px, searched up to ``reach`` source px
