@@ -18,9 +18,8 @@ from typing import Sequence
 import numpy as np
 
 from app.core.detections import Detections
-from app.core.pipeline import Detector, detect_all, fused_class_names
+from app.core.pipeline import SLOW_DETECTOR_NAMES, Detector, detect_all, fused_class_names
 
-SLOW_DETECTOR_NAMES = frozenset({"ocr"})  # ``Detector.name`` of plug-ins too slow for every tick
 
 log = logging.getLogger(__name__)
 

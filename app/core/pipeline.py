@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from dataclasses import dataclass, field, replace
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -41,6 +41,9 @@ class Detector(Protocol):
         ...
 
 
+SLOW_DETECTOR_NAMES = frozenset({"ocr"})  # ``Detector.name`` of plug-ins too slow for every tick (seconds a frame)
+
+
 def fused_class_names(detectors: Sequence[Detector]) -> tuple[str, ...]:
     """Union of the detectors' class tables, in detector order."""
     names: list[str] = []
@@ -59,15 +62,24 @@ def detector_notes(detectors: Sequence[Detector]) -> tuple[str, ...]:
     return tuple(note for det in detectors for note in getattr(det, "last_notes", ()))
 
 
-def detect_all_timed(detectors: Sequence[Detector], frame: np.ndarray) -> tuple[Detections, dict[str, float]]:
+def detect_all_timed(detectors: Sequence[Detector], frame: np.ndarray,
+                     on_partial: Callable[[Detections], None] | None = None) -> tuple[Detections, dict[str, float]]:  # fmt: skip
     """``detect_all`` plus the seconds each detector took, by detector name (for eval/benchmarks).
-    Object boxes that the frame's confident faces contradict (``FaceContext``) are left out."""
-    parts, seconds = [], {}
-    for det in detectors:
+    Object boxes that the frame's confident faces contradict (``FaceContext``) are left out.
+    ``on_partial``: called once with what the fast detectors found, before the slow ones (OCR,
+    ``SLOW_DETECTOR_NAMES``) run, when there are both: a preliminary look for the user."""
+    names = fused_class_names(detectors)
+    slow = [d.name in SLOW_DETECTOR_NAMES for d in detectors]
+    parts: list[Detections | None] = [None] * len(detectors)
+    seconds = {}
+    for i in sorted(range(len(detectors)), key=lambda i: slow[i]):  # fast ones first, otherwise in order
+        if on_partial is not None and slow[i] and not all(slow):
+            on_partial(FaceContext().apply(concat([p for p in parts if p is not None], names)))
+            on_partial = None
         t0 = time.perf_counter()
-        parts.append(det.detect(frame))
-        seconds[det.name] = time.perf_counter() - t0
-    fused = concat(parts, fused_class_names(detectors))
+        parts[i] = detectors[i].detect(frame)
+        seconds[detectors[i].name] = time.perf_counter() - t0
+    fused = concat(parts, names)
     for det in detectors:  # a detector that read the frame (OCR) may revise the others' boxes
         if callable(getattr(det, "refine", None)):
             fused = det.refine(fused)
@@ -110,9 +122,10 @@ class Pipeline:
         """Union of the detectors' class tables, in detector order."""
         return fused_class_names(self.detectors)
 
-    def detect(self, frame: np.ndarray) -> Detections:
-        """Raw fused detections from all detectors, before policy."""
-        return detect_all(self.detectors, frame)
+    def detect(self, frame: np.ndarray, on_partial: Callable[[Detections], None] | None = None) -> Detections:
+        """Raw fused detections from all detectors, before policy; ``on_partial`` gets the fast
+        detectors' boxes first (``detect_all_timed``)."""
+        return detect_all_timed(self.detectors, frame, on_partial)[0]
 
     def notes(self) -> tuple[str, ...]:
         """Caveats about the last ``detect`` (e.g. text OCR could not read), for the user."""

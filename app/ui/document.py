@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage, QUndoCommand, QUndoStack
 
 from app.core.detections import Detections, Source
+from app.core.geometry import iou_matrix
 from app.core.policy import Policy
 
 MANUAL_CLASS = "manual"
@@ -102,6 +103,7 @@ class ImageDocument(QObject):
         self.undo_stack = QUndoStack(self)
         self._boxes: dict[int, Box] = {}
         self._box_ids = itertools.count(1)
+        self._preliminary: dict[int, Box] = {}  # the boxes of a first look, as it gave them
 
     # ----- state -------------------------------------------------------------------------------
     @property
@@ -127,16 +129,46 @@ class ImageDocument(QObject):
         """Pixels and their QImages, all produced in a worker."""
         self.pixels, self.alpha, self.original, self.thumb = pixels, alpha, original, thumb
 
-    def set_detections(self, detections: Detections) -> None:
+    def set_detections(self, detections: Detections, preliminary: bool = False) -> None:
         """Replace the automatic boxes with fresh detector output; manual boxes stay. Not undoable
-        (it is not an edit), so the undo history is cleared."""
+        (it is not an edit), so the undo history is cleared. ``preliminary``: a first look (the
+        fast detectors) shown while the slower ones still run. What the user did to its boxes
+        meanwhile is their decision: the next call keeps a changed box as they left it and leaves
+        out a deleted one, in place of the box it finds there (same class, IoU ≥ 0.5)."""
+        found = [Box(next(self._box_ids), tuple(float(v) for v in xyxy), name, float(score), Source(int(src)))
+                 for xyxy, score, name, src in zip(detections.xyxy, detections.scores, detections.labels,
+                                                   detections.sources)]  # fmt: skip
         kept = {i: b for i, b in self._boxes.items() if b.source is Source.MANUAL}
-        for xyxy, score, name, src in zip(detections.xyxy, detections.scores, detections.labels, detections.sources):
-            box_id = next(self._box_ids)
-            kept[box_id] = Box(box_id, tuple(float(v) for v in xyxy), name, float(score), Source(int(src)))
+        decided = self._decisions()
+        iou = iou_matrix(np.array([b.xyxy for b in found], np.float32).reshape(-1, 4),
+                         np.array([given.xyxy for given, _ in decided], np.float32).reshape(-1, 4))  # fmt: skip
+        instead: dict[int, Box | None] = {}  # found box index → the user's decision in its place
+        for k, (given, now) in enumerate(decided):
+            j = next((j for j, b in enumerate(found) if j not in instead and b.class_name == given.class_name
+                      and iou[j, k] >= 0.5), None)  # fmt: skip
+            if j is not None:
+                instead[j] = now
+            elif now is not None:  # changed, and not found again: as the user left it
+                kept[now.id] = now
+        for j, box in enumerate(found):
+            if j not in instead:
+                kept[box.id] = box
+            elif instead[j] is not None:
+                kept[box.id] = replace(instead[j], id=box.id)
         self._boxes = kept
+        self._preliminary = {i: b for i, b in kept.items() if b.source is not Source.MANUAL} if preliminary else {}
         self.undo_stack.clear()
         self.boxes_changed.emit()
+
+    def _decisions(self) -> list[tuple[Box, Box | None]]:
+        """(box as the preliminary look gave it, as the user left it or None if deleted) for each
+        preliminary box the user changed."""
+        out = []
+        for box_id, given in self._preliminary.items():
+            now = self._boxes.get(box_id)
+            if now != given:
+                out.append((given, now))
+        return out
 
     def as_detections(self, only_enabled: bool = True) -> Detections:
         """Boxes as ``Detections``; ``track_ids`` carry box ids so policy output maps back to boxes."""

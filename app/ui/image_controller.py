@@ -41,6 +41,7 @@ class ImageController(QObject):
     # (document or None, "warning" | "error" | "saved", text).
     notice = Signal(object, str, str)
     save_all_finished = Signal(int, int)  # saved, failed
+    _first_look = Signal(object, object)  # ImageDocument, the fast detectors' Detections (from the detect thread)
 
     def __init__(self, factory: DetectorFactory, prefs: Preferences, model_path: Path | None = None, parent=None) -> None:
         super().__init__(parent)
@@ -58,6 +59,7 @@ class ImageController(QObject):
         self.io_runner = TaskRunner("vpd-image-io", self)
         for runner in (self.detect_runner, self.io_runner):
             runner.busy_changed.connect(lambda _=None: self.busy_changed.emit(self.busy))
+        self._first_look.connect(self._on_first_look)
         self.load_detectors(factory)
 
     @property
@@ -169,10 +171,18 @@ class ImageController(QObject):
         def job() -> tuple[Detections | None, tuple[str, ...], str]:
             if self._pipeline is None:
                 return None, (), self._incomplete or "no detector loaded"
-            found = self._pipeline.detect(visible_pixels(pixels, alpha))  # text only in alpha is found too
+            # Text only in alpha is found too. The fast detectors' boxes are shown while OCR reads.
+            found = self._pipeline.detect(visible_pixels(pixels, alpha), lambda first: self._first_look.emit(doc, first))
             return found, self._pipeline.notes(), self._incomplete
 
         self.detect_runner.submit(job, lambda d: self._on_detected(doc, d), lambda e: self._on_detect_failed(doc, e))
+
+    def _on_first_look(self, doc: ImageDocument, first: Detections) -> None:
+        """Show the fast detectors' boxes while the slower ones (OCR) still read; the image stays
+        'detecting' (not saved or copied) until all have answered."""
+        if doc in self.documents and doc.status is DocStatus.DETECTING:
+            doc.set_detections(first, preliminary=True)
+            self.document_updated.emit(doc)
 
     def _on_detected(self, doc: ImageDocument, found: tuple[Detections | None, tuple[str, ...], str]) -> None:
         if doc not in self.documents:

@@ -109,3 +109,27 @@ def test_codes_get_a_thin_margin_and_other_boxes_the_full_padding():
     # a user's larger padding grows codes too, in proportion
     wide = pipe.with_settings(redaction=RedactionSettings(padding=0.5)).padded(boxes, (1000, 1000)).xyxy[:, 0] - 100
     assert wide[0] == pytest.approx(-0.5 * 0.2 * 200) and wide[2] == pytest.approx(-0.5 * 200)
+
+
+class _Named:
+    """A fake detector with a name and one box; records the order of calls in ``log``."""
+
+    def __init__(self, name, cls, log):
+        self.name, self.class_names, self.log = name, (cls,), log
+
+    def detect(self, frame):
+        self.log.append(self.name)
+        return Detections(np.array([[1, 1, 5, 5]], np.float32), [0.9], [0], self.class_names)
+
+
+def test_fast_detectors_answer_first_and_their_boxes_are_offered_before_ocr_runs():
+    log, firsts = [], []
+    dets = [_Named("ocr", "email", log), _Named("detector", "face", log), _Named("codes", "qr_code", log)]
+    pipe = Pipeline(dets)
+    found = pipe.detect(np.zeros((8, 8, 3), np.uint8), lambda d: firsts.append((list(log), d.labels)))
+    assert log == ["detector", "codes", "ocr"]  # the slow one last
+    assert firsts == [(["detector", "codes"], ["face", "qr_code"])]  # offered once, before OCR ran
+    assert found.class_names == ("email", "face", "qr_code") and sorted(found.labels) == ["email", "face", "qr_code"]
+    firsts.clear()
+    Pipeline(dets[1:]).detect(np.zeros((8, 8, 3), np.uint8), firsts.append)
+    assert firsts == []  # nothing slow: no preliminary look

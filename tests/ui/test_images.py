@@ -342,3 +342,38 @@ def test_right_click_sets_the_class_of_a_box_undoably(make_window, image, qtbot)
     view.act_undo.trigger()
     assert doc.box(box_id).class_name == "manual"
     assert view.box_list.context_menu() is not None  # the list was rebuilt with the selection kept
+
+
+class GatedOcr(CountingDetector):
+    """A slow fake OCR: named like the real one, it answers only when ``gate`` opens."""
+
+    name = "ocr"
+
+    def __init__(self, rows):
+        super().__init__(rows)
+        import threading
+
+        self.gate = threading.Event()
+
+    def detect(self, frame):
+        self.gate.wait(10.0)
+        return super().detect(frame)
+
+
+def test_fast_boxes_show_while_ocr_reads_and_the_users_changes_to_them_survive(make_window, image, qtbot):
+    ocr = GatedOcr([(150, 90, 220, 140, 0.8, 1)])  # OCR's phone number, found last
+    w = make_window(factory_for(CountingDetector(ROWS[:2]), ocr))
+    c = w.controller.images
+    drop(w, [image])
+    qtbot.waitUntil(lambda: c.current is not None and len(c.current.boxes) == 2)  # the detector's two emails
+    doc = c.current
+    assert doc.status is DocStatus.DETECTING and not ocr.gate.is_set()
+    assert not c.save(doc)  # nothing is written until every detector has answered
+    first, second = doc.boxes
+    doc.set_enabled([first.id], False)  # the user leaves one email visible...
+    doc.delete_boxes([second.id])  # ...and deletes the other while OCR still reads
+    ocr.gate.set()
+    qtbot.waitUntil(lambda: ready(w))
+    boxes = sorted(doc.boxes, key=lambda b: b.class_name)
+    assert [(b.class_name, b.enabled) for b in boxes] == [("email", False), ("phone_number", True)]
+    assert boxes[0].xyxy == first.xyxy
