@@ -159,24 +159,31 @@ def textured(seed=0):
     return np.random.default_rng(seed).integers(0, 255, (48, 64, 3), dtype=np.uint8)
 
 
-def test_ocr_failing_after_a_read_fills_only_the_regions_that_changed_since():
+def after_one_good_read(picture):
+    """A live masker whose OCR read ``picture`` once and then failed, and a one-frame step for it."""
     ocr = FlakyOcr()
     ocr.gate.set()
     fast = FastDetector()
-    opts = LiveOptions(banner=False, ocr_interval_s=0.0)
-    m = LiveMasker(Pipeline([fast, ocr], Policy(classes=None)), opts, clock=Clock())
-    base = textured()
-    with m:
-        def step_frame(img):
-            fast.tick.clear()
-            out = m.process(img.copy())
-            fast.tick.wait(0.05)
-            return out
+    m = LiveMasker(Pipeline([fast, ocr], Policy(classes=None)), LiveOptions(banner=False, ocr_interval_s=0.0),
+                   clock=Clock())  # fmt: skip
 
-        for _ in range(500):
-            out = step_frame(base)
-            if m.telemetry().ocr_results and m.telemetry().ocr_error and out.protected:
-                break
+    def step_frame(img):
+        fast.tick.clear()
+        out = m.process(img.copy())
+        fast.tick.wait(0.05)
+        return out
+
+    for _ in range(500):
+        out = step_frame(picture)
+        if m.telemetry().ocr_results and m.telemetry().ocr_error and out.protected:
+            break
+    return m, step_frame
+
+
+def test_ocr_failing_after_a_read_fills_only_the_regions_that_changed_since():
+    base = textured()
+    m, step_frame = after_one_good_read(base)
+    with m:
         out = step_frame(base)
         assert out.text_paused is not None and "ocr went away" in out.text_paused
         assert masked(out, OCR_BOX)  # the last good read still covers the unchanged picture
@@ -189,25 +196,11 @@ def test_ocr_failing_after_a_read_fills_only_the_regions_that_changed_since():
 
 
 def test_ocr_failing_on_a_screen_hides_what_is_drawn_where_it_changed_not_the_flat_colour():
-    ocr = FlakyOcr()
-    ocr.gate.set()
-    fast = FastDetector()
-    m = LiveMasker(Pipeline([fast, ocr], Policy(classes=None)), LiveOptions(banner=False, ocr_interval_s=0.0),
-                   clock=Clock())  # fmt: skip
     screen = np.full((240, 320, 3), 235, np.uint8)  # a flat-colour screen with a few dark lines of "text"
     for y in (40, 160, 200):
         screen[y:y + 10, 60:200] = 30
+    m, step_frame = after_one_good_read(screen)
     with m:
-        def step_frame(img):
-            fast.tick.clear()
-            out = m.process(img.copy())
-            fast.tick.wait(0.05)
-            return out
-
-        for _ in range(500):
-            out = step_frame(screen)
-            if m.telemetry().ocr_results and m.telemetry().ocr_error and out.protected:
-                break
         typed = screen.copy()
         typed[100:112, 150:250] = 30  # a new line OCR has not read
         out = step_frame(typed)
