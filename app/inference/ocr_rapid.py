@@ -112,6 +112,21 @@ def latin_share(text: str) -> float:
     return sum("LATIN" in unicodedata.name(ch, "") for ch in letters) / len(letters)
 
 
+def normalise_in_float32(text_detector) -> None:
+    """Make RapidOCR's text detector normalise its input in float32: its mean and std are float64
+    arrays, which turn the whole image into float64 (0.29 s instead of 0.035 s for a 1080p
+    screenshot, a tenth of the OCR's time) before it is cast back to float32 for the model."""
+    make = text_detector.get_preprocess
+
+    def get_preprocess():
+        op = make()
+        op.mean, op.std = np.asarray(op.mean, np.float32), np.asarray(op.std, np.float32)
+        op.scale = np.float32(op.scale)
+        return op
+
+    text_detector.get_preprocess = get_preprocess
+
+
 def _quad(box) -> np.ndarray:
     return np.asarray(box, np.float32).reshape(4, 2)
 
@@ -176,6 +191,8 @@ class OcrPiiDetector:
             for key, load in loaders.items():
                 stage = load()
                 stage.session.session = create_session(folder / MODEL_FILES[key], providers)
+                if key == "Det":
+                    normalise_in_float32(stage)
                 used.append(active_provider(stage.session.session))
                 sessions.append(stage.session.session)
             engine.build_final_output = UnreadLines(engine.build_final_output)

@@ -88,3 +88,19 @@ def test_small_frames_are_read_upscaled_and_boxes_come_back_in_frame_pixels(hw, 
     assert np.allclose(line.quad, quad(0, 0, hw[1], hw[0]), atol=0.5 * factor)
     (word, word_quad), = line.words
     assert np.allclose(word_quad, quad(0, 0, hw[1] / 2, hw[0]), atol=0.5 * factor)
+
+
+def test_text_detector_input_is_normalised_in_float32_to_the_same_values():
+    pytest.importorskip("rapidocr")
+    from rapidocr.ch_ppocr_det.utils import DetPreProcess
+
+    from app.inference.ocr_rapid import normalise_in_float32
+
+    stage = SimpleNamespace(get_preprocess=lambda: DetPreProcess(2560, "max", [0.5, 0.5, 0.5], [0.5, 0.5, 0.5]))
+    img = np.random.default_rng(0).integers(0, 255, (64, 96, 3), dtype=np.uint8)
+    before = stage.get_preprocess()
+    normalise_in_float32(stage)
+    after = stage.get_preprocess()
+    assert before.normalize(img).dtype == np.float64  # RapidOCR's own: the whole image in float64
+    assert after.normalize(img).dtype == np.float32
+    assert np.allclose(after(img), before(img), atol=1e-6) and after(img).dtype == np.float32
