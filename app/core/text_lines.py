@@ -120,6 +120,8 @@ class DrawnContent:
         flat-colour share, which boxes reach into a region (N,) and which run on past the search
         inside the frame (N,): a backdrop or a camera picture rather than one drawn thing."""
         regions = np.asarray(regions, np.float32).reshape(-1, 4)
+        if not len(regions):
+            return np.zeros((0, 4), np.float32), 1.0, np.zeros(0, bool), np.zeros(0, bool)
         search = np.concatenate([regions[:, :2].min(0) - reach, regions[:, 2:].max(0) + reach])
         search = np.clip(search, 0, self.size)
         b = self.boxes

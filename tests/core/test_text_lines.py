@@ -64,6 +64,7 @@ def test_drawn_content_is_everything_but_flat_colour_and_a_camera_picture_is_one
     boxes, flat, touching, runs_on = drawn.around(np.array([[0, 0, 640, 360]], np.float32), 0.0)
     assert len(boxes) == 1 and covers(boxes, 42, 102) and covers(boxes, 98, 158) and not covers(boxes, 300, 200)
     assert touching.all() and not runs_on.any() and flat >= MIN_FLAT_SHARE  # a screen
+    assert not len(drawn.around(np.zeros((0, 4), np.float32), 10.0)[0])  # no regions: nothing to cover
     beside = drawn.around(np.array([[200, 0, 640, 360]], np.float32), 0.0)
     assert not len(beside[0]) and beside[1] == 1.0  # flat: nothing
     cut = drawn.around(np.array([[0, 0, 70, 130]], np.float32), 0.0)  # the avatar runs on past this search
