@@ -31,8 +31,8 @@ from app.text.lines import TextLine
 from app.text.model import TextModelError, load_model
 from app.text.screen import ScreenReading, read_screen, refine
 from app.inference.documents_text import DOCUMENT_REGION_CLASSES, attach_portraits, document_candidates
-from app.inference.plates_text import PLATE_CLASSES, confirm_plates, drop_road_sign_plates, plate_candidates
-from app.inference.shop_signs_text import SHOP_SIGN_CLASSES, drop_parts_of_objects, shop_sign_candidates
+from app.inference.plates_text import PLATE_CLASSES, confirm_plates, drop_road_sign_objects, plate_candidates, plate_text
+from app.inference.shop_signs_text import SHOP_SIGN_CLASSES, drop_parts_of_objects, house_number_text, shop_sign_candidates
 from app.inference.signatures_text import SIGNATURE_CLASSES, signature_candidates
 from app.inference.signs_text import SIGN_CLASSES, sign_candidates
 from app.inference.session import active_provider, create_session, pool_threads
@@ -282,15 +282,19 @@ class OcrPiiDetector:
         by this reading: fields of detector-boxed documents added, detector text boxes cut to the
         lines the reading backs or dropped, plate candidates inside the detector's plate boxes confirmed,
         ID regions read from text widened to the holder's photo beside them, house numbers on a plate
-        and signs on a code dropped, the detector's plate boxes over a road sign's words (STOP) dropped."""
+        and signs on a code dropped, the detector's plate and house-number boxes over a road sign's
+        words (STOP) dropped."""
         reading, self.last_reading = self.last_reading, ScreenReading(self.last_reading.readings)
         fused = refine(fused, reading)
         if self.settings.documents:
             fused = attach_portraits(fused)
         if self.settings.shop_signs:
             fused = drop_parts_of_objects(fused)
+        # Neither a plate nor a house number ever says STOP.
+        fused = drop_road_sign_objects(fused, self.last_lines, {"license_plate": lambda t: plate_text(t) is not None,
+                                                                "house_number": house_number_text})  # fmt: skip
         if self.settings.plates:
-            fused = confirm_plates(drop_road_sign_plates(fused, self.last_lines))
+            fused = confirm_plates(fused)
         return fused
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -187,20 +187,27 @@ def road_sign_text(text: str) -> bool:
     return " ".join(text.lower().split()) in ROAD_SIGN_WORDS
 
 
-def drop_road_sign_plates(fused: Detections, lines: Sequence[TextLine], min_line_score: float = 0.8) -> Detections:
-    """``fused`` without the VPD detector's ``license_plate`` boxes that hold a line clearly read
-    (``min_line_score``) as a road sign's words and no line read as a plate's: a red octagon that
-    says STOP has a plate's outline and contrast, but a plate never says STOP."""
-    if not len(fused) or "license_plate" not in fused.class_names or not lines:
+def drop_road_sign_objects(fused: Detections, lines: Sequence[TextLine], own_text: Mapping[str, Callable[[str], bool]],
+                           min_line_score: float = 0.8) -> Detections:  # fmt: skip
+    """``fused`` without the VPD detector's boxes of the classes in ``own_text`` that hold a line
+    clearly read (``min_line_score``) as a road sign's words and no line that ``own_text[class]``
+    accepts as that object's own: a red octagon that says STOP has a plate's outline and contrast,
+    and a house number's large characters on a plain panel, but neither a plate nor a house number
+    ever says STOP."""
+    if not len(fused) or not lines:
         return fused
-    plates = np.flatnonzero((fused.class_ids == fused.class_names.index("license_plate")) & (fused.sources == Source.DETECTOR))
-    if not len(plates):
-        return fused
-    inside = centres_inside(np.stack([quad_to_xyxy(l.quad) for l in lines]), fused.xyxy[plates])  # (lines, plates)
+    line_boxes = np.stack([quad_to_xyxy(l.quad) for l in lines])
     sign = np.array([l.score >= min_line_score and road_sign_text(l.text) for l in lines])[:, None]
-    plate_like = np.array([plate_text(l.text) is not None for l in lines])[:, None]
     drop = np.zeros(len(fused), bool)
-    drop[plates] = (inside & sign).any(0) & ~(inside & plate_like).any(0)
+    for name, is_own in own_text.items():
+        if name not in fused.class_names:
+            continue
+        judged = np.flatnonzero((fused.class_ids == fused.class_names.index(name)) & (fused.sources == Source.DETECTOR))
+        if not len(judged):
+            continue
+        inside = centres_inside(line_boxes, fused.xyxy[judged])  # (lines, boxes)
+        own = np.array([is_own(l.text) for l in lines])[:, None]
+        drop[judged] = (inside & sign).any(0) & ~(inside & own).any(0)
     return fused.take(~drop) if drop.any() else fused
 
 

@@ -127,7 +127,10 @@ def test_detector_plate_boxes_of_any_score_confirm_text_candidates():
 
 def test_detector_plate_boxes_over_a_road_sign_word_go_but_not_over_a_plate_or_a_weak_read():
     from app.core.detections import Detections, concat
-    from app.inference.plates_text import drop_road_sign_plates
+    from app.inference.plates_text import drop_road_sign_objects, plate_text
+
+    def drop_road_sign_plates(fused, lines):
+        return drop_road_sign_objects(fused, lines, {"license_plate": lambda t: plate_text(t) is not None})
 
     names = ("license_plate",)
     boxes = np.array([[100, 100, 300, 200], [400, 100, 600, 200], [700, 100, 900, 200]], np.float32)
@@ -145,3 +148,17 @@ def test_detector_plate_boxes_over_a_road_sign_word_go_but_not_over_a_plate_or_a
     det = OcrPiiDetector(engine, "CPU", OcrSettings(use_classifier=False))
     found = det.detect(noisy_photo())
     assert "license_plate" not in det.refine(concat([found, fused.take(np.array([0]))])).labels
+
+
+def test_a_detector_house_number_box_over_a_stop_sign_goes_one_over_a_number_stays():
+    from app.core.detections import Detections
+    from app.inference.plates_text import drop_road_sign_objects
+    from app.inference.shop_signs_text import house_number_text
+
+    names = ("house_number",)
+    boxes = np.array([[100, 100, 300, 300], [400, 100, 600, 300]], np.float32)
+    fused = Detections(boxes, np.array([0.7, 0.7]), np.array([0, 0]), names, sources=np.full(2, Source.DETECTOR, np.int8))
+    lines = [TextLine("STOP", quad(140, 170, 260, 230), 0.96),  # an octagon read as a house number
+             TextLine("STOP", quad(420, 120, 580, 160), 0.96), TextLine("42", quad(470, 200, 530, 280), 0.9)]
+    kept = drop_road_sign_objects(fused, lines, {"house_number": house_number_text})
+    assert kept.xyxy.tolist() == boxes[1:].tolist()  # the panel with a number read on it stays
