@@ -460,9 +460,9 @@ class LiveMasker:
         if flat < MIN_FLAT_SHARE:
             return regions
         out = [boxes[touching & ~runs_on]]
-        for region in regions:
-            cut = runs_on & (intersection_matrix(boxes, region[None])[:, 0] > 0)
-            out.append(np.clip(boxes[cut], region[[0, 1, 0, 1]], region[[2, 3, 2, 3]]))
+        hits = intersection_matrix(boxes, regions) > 0  # (boxes, regions)
+        for region, hit in zip(regions, hits.T):
+            out.append(np.clip(boxes[runs_on & hit], region[[0, 1, 0, 1]], region[[2, 3, 2, 3]]))
         return np.concatenate(out).astype(np.float32)
 
     def _drawn_across(self, regions: np.ndarray, motion: FrameMotion,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.core.detections import Detections, Source
-from app.core.geometry import clip_xyxy
+from app.core.geometry import box_area, clip_xyxy
 from app.core.motion import MotionEstimator
 from app.core.tracking import cut_sides, object_velocity
 
@@ -74,14 +74,6 @@ class LeadSettings:
     min_in_view: float = 0.5
 
 
-def _in_view_share(box: np.ndarray, hw: tuple[int, int]) -> float:
-    """Share of ``box`` (4,) xyxy inside an (H, W) frame."""
-    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
-    x0, y0 = max(float(box[0]), 0.0), max(float(box[1]), 0.0)
-    x1, y1 = min(float(box[2]), float(hw[1])), min(float(box[3]), float(hw[0]))
-    return max(0.0, x1 - x0) * max(0.0, y1 - y0) / area
-
-
 def _edge_velocity(v: np.ndarray, box: np.ndarray, base: np.ndarray, hw: tuple[int, int] | None) -> tuple[float, float]:
     """The (x, y) velocity of an object from the per-side velocities ``v`` (4,) between two of its
     boxes (``tracking.object_velocity``: a side the frame's edge cuts in either box is no motion)."""
@@ -124,7 +116,7 @@ class LeadTracker:
                 g = self._moved(ob.seq, seq)[0]
                 pred = ob.box + np.concatenate([g, g]) + (ob.velocity * gap if ob.measured else 0.0)
                 pw, ph = pred[2] - pred[0], pred[3] - pred[1]
-                if hw is not None and _in_view_share(pred, hw) < s.min_in_view:
+                if hw is not None and box_area(clip_xyxy(pred[None], hw))[0] < s.min_in_view * max(pw * ph, 1e-6):
                     continue  # it has left the view: a whole-sized box in view is something else
                 ratio = min(max(w, pw) / max(min(w, pw), 1e-6), max(h, ph) / max(min(h, ph), 1e-6))
                 off = np.abs((box[:2] + box[2:]) / 2 - (pred[:2] + pred[2:]) / 2)

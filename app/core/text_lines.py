@@ -18,6 +18,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from app.core.geometry import intersection_matrix
+
 EDGE_LEVEL = 40  # grey-level gradient of a stroke edge drawn on flat colour
 FLAT_LEVEL = 8  # gradient below this is flat colour
 MIN_FLAT_SHARE = 0.6  # round text on a screen most pixels are flat colour; in a camera picture few are
@@ -124,11 +126,8 @@ class DrawnContent:
             return np.zeros((0, 4), np.float32), 1.0, np.zeros(0, bool), np.zeros(0, bool)
         search = np.concatenate([regions[:, :2].min(0) - reach, regions[:, 2:].max(0) + reach])
         search = np.clip(search, 0, self.size)
-        b = self.boxes
-        near = (b[:, 0] < search[2]) & (b[:, 2] > search[0]) & (b[:, 1] < search[3]) & (b[:, 3] > search[1])
-        b = b[near]
-        touching = ((b[:, None, 0] < regions[None, :, 2]) & (b[:, None, 2] > regions[None, :, 0])
-                    & (b[:, None, 1] < regions[None, :, 3]) & (b[:, None, 3] > regions[None, :, 1])).any(1)  # fmt: skip
+        b = self.boxes[intersection_matrix(self.boxes, search[None])[:, 0] > 0]
+        touching = (intersection_matrix(b, regions) > 0).any(1)
         tol = 2.0 / self.scale
         runs_on = (b[:, :2] < search[:2] - tol).any(1) | (b[:, 2:] > search[2:] + tol).any(1)
         return b, self.flat_share(search), touching, runs_on
