@@ -9,7 +9,10 @@ type word and the name over two lines, so a line is also read together with the 
 
 Like the plate candidates (``plates_text``) this costs no model run, and only photographed text
 counts: a street name on a rendered screen (a map, an address form) is text PII for the reader,
-not a sign. The box is the line (or line pair) grown to the plate around it. Boxes are
+not a sign. US street blades set the type word apart after the name, smaller ("S Shore Crest"
+then "DR"), and the OCR reads it as a line of its own: such a pair is read together too. The box
+is the line (or line pair) grown to the edges of the one-colour plate round it where they are
+found (``sign_panel``), else by a fixed margin. Boxes are
 ``street_sign``, ``Source.OCR``.
 """
 
@@ -25,6 +28,7 @@ import numpy as np
 from app.core.detections import Detections, Source
 from app.core.geometry import clip_xyxy
 from app.inference.plates_text import _edges, looks_rendered
+from app.inference.sign_panel import grow_to_panel
 from app.text.lines import TextLine, quad_to_xyxy
 
 SIGN_CLASSES = ("street_sign",)
@@ -32,7 +36,8 @@ SIGN_CLASSES = ("street_sign",)
 # Street-type words, lower case. After the name (en):
 POST_TYPES = frozenset("""
 street st str avenue ave av road rd boulevard blvd drive dr lane ln court ct terrace ter parkway pkwy highway hwy
-circle cir crescent cres alley trail trl expressway expy freeway fwy turnpike tpke
+circle cir crescent cres alley trail trl expressway expy freeway fwy turnpike tpke way wy place pl square sq plaza plz
+loop pike heights hts crossing xing
 """.split())
 # Before the name (fr, es, ca, it, pt, pl, cs, ro, ru, uk, vi); plain (accents removed) except
 # Vietnamese, whose "phố" (street) and "phở" (soup) differ only in their marks.
@@ -123,6 +128,21 @@ def _type_word_only(text: str) -> bool:
     return _plain(text) in PRE_TYPES or text.lower() in PRE_TYPES_MARKED
 
 
+def _type_word_after(text: str) -> bool:
+    """True when ``text`` is just a street-type word printed after the name ("DR", "Wy"): US
+    street blades print it apart, in smaller letters, so the OCR reads it as a line of its own."""
+    return _plain(text.strip()).rstrip(".") in POST_TYPES
+
+
+def _after(a: np.ndarray, b: np.ndarray, gap: float) -> bool:
+    """True when line box ``b`` follows ``a`` on the same sign: to its right within ``gap``
+    heights of ``a``, no taller than it, and its top within ``a``'s upper half (a smaller suffix
+    is set at the name's top or middle)."""
+    ha, hb = a[3] - a[1], b[3] - b[1]
+    return (0.25 * ha <= hb <= 1.2 * ha and -0.2 * ha <= b[0] - a[2] <= gap * ha
+            and a[1] - 0.2 * ha <= b[1] <= a[1] + 0.5 * ha)  # fmt: skip
+
+
 def _compound(token: str) -> bool:
     word = _plain(token)
     return WORD.match(token) is not None and token[0].isupper() and any(
@@ -161,6 +181,10 @@ def sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: SignRul
         if not group and _type_word_only(line.text):  # "ul." over "Marszałkowska" on one plaque
             below = (j for j in range(len(read)) if j != i and _below(boxes[i], boxes[j], rules.pair_gap))
             group = next(([i, j] for j in below if street_name(f"{line.text} {read[j].text}", rules)), [])
+        if not group:  # "S Shore Crest" with "DR" set apart to its right
+            after = (j for j in range(len(read)) if j != i and _type_word_after(read[j].text)
+                     and _after(boxes[i], boxes[j], rules.pair_gap * 2))  # fmt: skip
+            group = next(([i, j] for j in after if street_name(f"{line.text} {read[j].text}", rules)), [])
         if not group:
             continue
         b = np.array([boxes[k] for k in group], np.float32)
@@ -169,5 +193,6 @@ def sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: SignRul
             continue
         h = float(np.median(b[:, 3] - b[:, 1]))
         grown = span + np.array([-rules.grow_x * h, -rules.grow_y * h, rules.grow_x * h, rules.grow_y * h], np.float32)
+        grown = grow_to_panel(frame, span, grown, h)
         found.append((clip_xyxy(grown[None], hw)[0], rules.score * min(1.0, 0.5 + 0.5 * min(read[k].score for k in group))))
     return Detections.from_lists(SIGN_CLASSES, Source.OCR, [f[0] for f in found], [f[1] for f in found])

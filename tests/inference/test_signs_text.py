@@ -96,3 +96,43 @@ def test_real_ocr_finds_a_street_sign_in_a_photo_and_not_on_a_screen():
     assert (x1 - x0) * (y1 - y0) < 2 * (box[2] - box[0]) * (box[3] - box[1])
     screen, _ = render_sign(np.full((400, 600, 3), 250, np.uint8), "W 42nd St", 150, 120, flat=True)
     assert "street_sign" not in det.detect(screen).labels
+
+
+def blade(frame: np.ndarray, box: tuple, colour=(40, 110, 20)) -> np.ndarray:
+    """A one-colour panel with a white rim at ``box`` (xyxy), photographed."""
+    cv2.rectangle(frame, box[:2], box[2:], colour, -1)
+    cv2.rectangle(frame, box[:2], box[2:], (235, 235, 235), 4)
+    return frame
+
+
+def test_a_sign_box_reaches_the_edges_of_its_panel_not_a_fixed_margin():
+    # Margins of one and a half letter heights above and two to the left: a fixed growth leaves them showing.
+    panel = (130, 95, 440, 215)
+    frame = photographed(blade(photo(), panel))
+    found = sign_candidates([line("Main St", 190, 140, 400, 170)], frame)
+    x0, y0, x1, y1 = found.xyxy[0]
+    assert x0 <= panel[0] + 2 and y0 <= panel[1] + 2 and x1 >= panel[2] - 2 and y1 >= panel[3] - 2
+    assert x0 >= panel[0] - 12 and y0 >= panel[1] - 12 and x1 <= panel[2] + 12 and y1 <= panel[3] + 12
+
+
+def test_text_on_a_plain_wall_keeps_the_fixed_margin():
+    wall = photographed(np.full((400, 600, 3), (90, 120, 150), np.uint8))
+    found = sign_candidates([line("Main St", 190, 140, 400, 170)], wall)
+    x0, y0, x1, y1 = found.xyxy[0]
+    rules = SignRules()
+    assert x0 == pytest.approx(190 - rules.grow_x * 30, abs=1) and y1 == pytest.approx(170 + rules.grow_y * 30, abs=1)
+
+
+def test_a_street_type_set_apart_to_the_right_joins_the_name():
+    frame = photographed(blade(photo(), (60, 100, 540, 200)))
+    name, suffix = line("S Shore Crest", 80, 120, 420, 180), line("DR", 440, 122, 500, 150)
+    found = sign_candidates([name, suffix], frame)
+    assert len(found) == 1 and found.xyxy[0][2] >= 500
+    below = line("DR", 440, 240, 500, 268)  # under the name, not beside it: not its suffix
+    assert len(sign_candidates([name, below], frame)) == 0
+
+
+def test_a_panel_cut_off_by_the_frame_is_hidden_to_the_frame_edge():
+    frame = photographed(blade(photo(), (150, -10, 450, 110)))  # the sign runs out of the top of the picture
+    x0, y0, x1, y1 = sign_candidates([line("Main St", 220, 30, 400, 60)], frame).xyxy[0]
+    assert y0 == 0 and x0 <= 152 and x1 >= 448 and y1 >= 108
