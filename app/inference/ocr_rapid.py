@@ -280,7 +280,7 @@ class OcrPiiDetector:
     def refine(self, fused: Detections) -> Detections:
         """The fused detections of all detectors on the frame last passed to ``detect``, adjusted
         by this reading: fields of detector-boxed documents added, detector text boxes cut to the
-        lines the reading backs or dropped, plate candidates inside the detector's plate boxes confirmed,
+        lines the reading backs or dropped, plate candidates inside the detector's plate boxes confirmed and cut to their outline,
         ID regions read from text widened to the holder's photo beside them, house numbers on a plate
         and signs on a code dropped, the detector's plate and house-number boxes over a road sign's
         words (STOP) dropped."""
@@ -294,7 +294,7 @@ class OcrPiiDetector:
         fused = drop_road_sign_objects(fused, self.last_lines, {"license_plate": lambda t: plate_text(t) is not None,
                                                                 "house_number": house_number_text})  # fmt: skip
         if self.settings.plates:
-            fused = confirm_plates(fused)
+            fused = confirm_plates(fused, self.specialist_lines("plates"))
         return fused
 
 

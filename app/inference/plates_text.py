@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from app.core.detections import Detections, Source
-from app.core.geometry import centres_inside, clip_xyxy
+from app.core.geometry import box_area, centres_inside, clip_xyxy, inside_share
 from app.text.lines import TextLine, quad_to_xyxy
 
 PLATE_CLASSES = ("license_plate",)
@@ -68,6 +68,7 @@ class PlateRules:
     flat_share: float = 0.6
     score: float = 0.3  # alone: just above the default threshold (0.25); see ``confirm_plates``
     confirmed_score: float = 0.6
+    outline_score: float = 0.25  # a detector plate box this sure (the default threshold) outlines the plate
 
 
 def plate_text(text: str, rules: PlateRules | None = None) -> str | None:
@@ -211,22 +212,52 @@ def drop_road_sign_objects(fused: Detections, lines: Sequence[TextLine], own_tex
     return fused.take(~drop) if drop.any() else fused
 
 
-def confirm_plates(fused: Detections, rules: PlateRules = PlateRules()) -> Detections:
+def confirm_plates(fused: Detections, lines: Sequence[TextLine] = (), rules: PlateRules = PlateRules()) -> Detections:
     """``fused`` (every detector's raw boxes for one frame) with each text-plate candidate
     (``license_plate`` from ``Source.OCR``) whose centre lies in a ``license_plate`` box of the
     VPD detector, of any score, raised to ``rules.confirmed_score``. Two weak, independent cues
     agree: a plate-like line of characters where the detector saw something plate-like. Alone,
-    a candidate keeps its low score (car badges, shop signs, model numbers read alike)."""
+    a candidate keeps its low score (car badges, shop signs, model numbers read alike).
+
+    A confirmed candidate's box is also cut to the plate the detector outlined with at least
+    ``rules.outline_score``, joined with its own line of ``lines`` (so every character stays
+    inside), where that is smaller than the fixed growth around the line (``plate_box``): the
+    growth must reach the rim of any plate, the detector's box is the rim of this one."""
     if not len(fused) or "license_plate" not in fused.class_names:
         return fused
     is_plate = fused.class_ids == fused.class_names.index("license_plate")
     candidates = np.flatnonzero(is_plate & (fused.sources == Source.OCR))
-    seen = fused.xyxy[is_plate & (fused.sources == Source.DETECTOR)]
+    by_detector = is_plate & (fused.sources == Source.DETECTOR)
+    seen, seen_scores = fused.xyxy[by_detector], fused.scores[by_detector]
     if not len(candidates) or not len(seen):
         return fused
-    inside = centres_inside(fused.xyxy[candidates], seen).any(1)
+    inside = centres_inside(fused.xyxy[candidates], seen)  # (candidates, detector plates)
     if not inside.any():
         return fused
+    confirmed = inside.any(1)
     scores = fused.scores.copy()
-    scores[candidates[inside]] = np.maximum(scores[candidates[inside]], rules.confirmed_score)
-    return Detections(fused.xyxy, scores, fused.class_ids, fused.class_names, fused.track_ids, fused.sources)
+    scores[candidates[confirmed]] = np.maximum(scores[candidates[confirmed]], rules.confirmed_score)
+    xyxy = fused.xyxy.copy()
+    plate_lines = [quad_to_xyxy(l.quad) for l in lines if plate_text(l.text, rules) is not None]
+    outlines = seen_scores >= rules.outline_score
+    if plate_lines and outlines.any():
+        line_boxes = np.stack(plate_lines).astype(np.float32)
+        for row in np.flatnonzero(confirmed):
+            xyxy[candidates[row]] = _cut_to_outline(xyxy[candidates[row]], line_boxes, seen[inside[row] & outlines])
+    return Detections(xyxy, scores, fused.class_ids, fused.class_names, fused.track_ids, fused.sources)
+
+
+def _cut_to_outline(candidate: np.ndarray, line_boxes: np.ndarray, outlines: np.ndarray) -> np.ndarray:
+    """``candidate`` (4,) replaced by its line (the plate line of ``line_boxes`` whose centre lies
+    in it) joined with the smallest of ``outlines`` that holds most of the line, where that join
+    is smaller. An outline that leaves much of the line out is not this plate's rim."""
+    own = np.flatnonzero(centres_inside(line_boxes, candidate[None])[:, 0])
+    if not len(own) or not len(outlines):
+        return candidate
+    line = line_boxes[own[np.argmax(box_area(line_boxes[own]))]]
+    holding = outlines[inside_share(line[None], outlines)[0] >= 0.9]
+    if not len(holding):
+        return candidate
+    outline = holding[np.argmin(box_area(holding))]
+    joined = np.concatenate([np.minimum(line[:2], outline[:2]), np.maximum(line[2:], outline[2:])])
+    return joined if box_area(joined[None])[0] < box_area(candidate[None])[0] else candidate

@@ -125,6 +125,31 @@ def test_detector_plate_boxes_of_any_score_confirm_text_candidates():
     assert det.refine(concat([found, seen])).scores.max() == pytest.approx(PlateRules().confirmed_score)
 
 
+def test_a_confirmed_plate_is_cut_to_a_sure_detector_outline_that_holds_its_line():
+    from app.core.detections import Detections
+    from app.inference.plates_text import confirm_plates, plate_box
+
+    hw = (480, 640)
+    line = TextLine("KX 482 TB", quad(200, 300, 320, 330), 0.95)
+    grown = plate_box(np.array(line.quad, np.float32), hw)
+
+    def confirmed(outline, score=0.5, lines=(line,)):
+        fused = Detections(np.array([grown, outline], np.float32), np.array([0.3, score]), np.array([0, 0]),
+                           ("license_plate",), sources=np.array([Source.OCR, Source.DETECTOR]))  # fmt: skip
+        return confirm_plates(fused, list(lines)).xyxy[0].tolist()
+
+    # the plate's rim, found by the detector, is tighter than the fixed growth: the box becomes it
+    assert confirmed([195, 296, 326, 336]) == pytest.approx([195, 296, 326, 336])
+    # a rim a little inside the line's ends is joined with the line: every character stays hidden
+    assert confirmed([203, 296, 318, 336]) == pytest.approx([200, 296, 320, 336])
+    # kept as grown: an outline that leaves much of the line out, a weak outline, a loose one (the
+    # whole car), no line read
+    assert confirmed([230, 296, 310, 336]) == pytest.approx(grown.tolist())
+    assert confirmed([195, 296, 326, 336], score=0.1) == pytest.approx(grown.tolist())
+    assert confirmed([120, 220, 420, 420]) == pytest.approx(grown.tolist())
+    assert confirmed([195, 296, 326, 336], lines=()) == pytest.approx(grown.tolist())
+
+
 def test_detector_plate_boxes_over_a_road_sign_word_go_but_not_over_a_plate_or_a_weak_read():
     from app.core.detections import Detections, concat
     from app.inference.plates_text import drop_road_sign_objects, plate_text
