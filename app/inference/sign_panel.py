@@ -103,13 +103,10 @@ def panel_bounds(frame: np.ndarray, span: np.ndarray, height: float, rules: Pane
     return out
 
 
-def grow_to_panel(frame: np.ndarray, span: np.ndarray, grown: np.ndarray, height: float,
-                  rules: PanelRules = PanelRules()) -> np.ndarray:  # fmt: skip
-    """``grown`` (xyxy: the text ``span`` grown by the caller's own rule) widened on each side to
-    the panel's edge where one was found (``panel_bounds``); never narrower than ``grown``."""
+def fit_to_panel(frame: np.ndarray, span: np.ndarray, grown: np.ndarray, height: float,
+                 rules: PanelRules = PanelRules()) -> np.ndarray:  # fmt: skip
+    """``grown`` (xyxy: the text ``span`` grown by the caller's own rule) with each side moved to
+    the panel's edge where one was found (``panel_bounds``), out or in: the panel is the sign, so
+    a growth wider than a tight plate is cut back to it. Sides with no edge keep ``grown``."""
     edges = panel_bounds(frame, span, height, rules)
-    out = np.asarray(grown, np.float32).copy()
-    found = ~np.isnan(edges)
-    out[:2] = np.where(found[:2], np.minimum(out[:2], edges[:2]), out[:2])
-    out[2:] = np.where(found[2:], np.maximum(out[2:], edges[2:]), out[2:])
-    return out
+    return np.where(np.isnan(edges), np.asarray(grown, np.float32), edges).astype(np.float32)

@@ -11,8 +11,8 @@ Like the plate candidates (``plates_text``) this costs no model run, and only ph
 counts: a street name on a rendered screen (a map, an address form) is text PII for the reader,
 not a sign. US street blades set the type word apart after the name, smaller ("S Shore Crest"
 then "DR"), and the OCR reads it as a line of its own: such a pair is read together too. The box
-is the line (or line pair) grown to the edges of the one-colour plate round it where they are
-found (``sign_panel``), else by a fixed margin. Boxes are
+is the line (or line pair) taken to the edges of the one-colour plate round it where they are
+found (``sign_panel``: out to a wide plate, in to a tight one), else grown by a fixed margin. Boxes are
 ``street_sign``, ``Source.OCR``.
 """
 
@@ -28,7 +28,7 @@ import numpy as np
 from app.core.detections import Detections, Source
 from app.core.geometry import clip_xyxy
 from app.inference.plates_text import _edges, looks_rendered
-from app.inference.sign_panel import grow_to_panel
+from app.inference.sign_panel import fit_to_panel
 from app.text.lines import TextLine, quad_to_xyxy
 
 SIGN_CLASSES = ("street_sign",)
@@ -193,6 +193,6 @@ def sign_candidates(lines: Sequence[TextLine], frame: np.ndarray, rules: SignRul
             continue
         h = float(np.median(b[:, 3] - b[:, 1]))
         grown = span + np.array([-rules.grow_x * h, -rules.grow_y * h, rules.grow_x * h, rules.grow_y * h], np.float32)
-        grown = grow_to_panel(frame, span, grown, h)
+        grown = fit_to_panel(frame, span, grown, h)
         found.append((clip_xyxy(grown[None], hw)[0], rules.score * min(1.0, 0.5 + 0.5 * min(read[k].score for k in group))))
     return Detections.from_lists(SIGN_CLASSES, Source.OCR, [f[0] for f in found], [f[1] for f in found])
