@@ -100,6 +100,12 @@ def pad_xyxy(xyxy: np.ndarray, fraction, min_px: float, hw: tuple[int, int]) -> 
     return clip_xyxy(out, hw)
 
 
+def mirror_xyxy(xyxy: np.ndarray, width: float) -> np.ndarray:
+    """Boxes (N, 4) xyxy of an image ``width`` px wide, mirrored left-right (its own inverse)."""
+    xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4)
+    return np.stack([width - xyxy[:, 2], xyxy[:, 1], width - xyxy[:, 0], xyxy[:, 3]], axis=1)
+
+
 def box_area(xyxy: np.ndarray) -> np.ndarray:
     """Area of each box; degenerate boxes have area 0."""
     xyxy = np.asarray(xyxy, np.float32)

@@ -9,7 +9,7 @@ from typing import Sequence
 
 from app.core.errors import DetectionIncomplete, DetectorUnavailable, ModelError, VpdError
 from app.core.pipeline import Detector
-from app.inference.vpd_detector import VpdDetector
+from app.inference.vpd_detector import TilingSettings, VpdDetector
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +25,7 @@ class DetectorConfig:
     model_path: Path | None = None
     providers: tuple[str, ...] | None = None
     tiling: bool = True
+    mirrored_view: bool = False  # stills: the detector also reads each view mirrored (TilingSettings.mirrored)
     use_detector: bool = True
     use_faces: bool = True
     use_ocr: bool = True
@@ -115,7 +116,8 @@ def _loaded(what: str, load, config: DetectorConfig) -> Detector:
 
 
 def _load_vpd(config: DetectorConfig) -> Detector:
-    return VpdDetector.from_path(config.model_path, config.providers, tiling=config.tiling)
+    tiling = TilingSettings(enabled=config.tiling, mirrored=config.mirrored_view)
+    return VpdDetector.from_path(config.model_path, config.providers, tiling=tiling)
 
 
 def _load_faces(config: DetectorConfig) -> Detector:

@@ -156,3 +156,25 @@ def test_malformed_class_thresholds_are_a_model_error(tmp_path):
     path = make_detector_onnx(tmp_path / "m.onnx", [(1, 2, 10, 30, 22, 0.5)], metadata={"vpd_class_conf": "[0.3]"})
     with pytest.raises(ModelError, match="malformed"):
         VpdDetector.from_path(path, tiling=False)
+
+
+def test_mirrored_reading_adds_the_mirror_pass_boxes_in_frame_pixels(tmp_path):
+    # The fixed output puts a box at input x 10..20 whatever the pixels, so the mirrored pass's box
+    # lands at 44..54 of the 64-px frame once mapped back; a box centred in the view (22..42) is
+    # the same box both ways and stays one.
+    path = make_detector_onnx(tmp_path / "m.onnx", [(2, 10, 10, 20, 20, 0.9), (1, 22, 30, 42, 50, 0.8)])
+    frame = np.zeros((64, 64, 3), np.uint8)
+    plain = VpdDetector.from_path(path, tiling=TilingSettings(min_long_side=0)).detect(frame)
+    both = VpdDetector.from_path(path, tiling=TilingSettings(min_long_side=0, mirrored=True)).detect(frame)
+    assert sorted(plain.xyxy[:, 0].round().tolist()) == [10, 22]
+    assert sorted(both.xyxy[:, 0].round().tolist()) == [10, 22, 44]
+    mirrored_box = both.xyxy[np.isclose(both.xyxy[:, 0], 44, atol=0.5)][0]
+    assert np.allclose(mirrored_box, [44, 10, 54, 20], atol=0.5)
+
+
+def test_mirror_xyxy_is_its_own_inverse():
+    from app.core.geometry import mirror_xyxy
+
+    boxes = np.array([[1, 2, 11, 12], [50, 0, 100, 5]], np.float32)
+    assert np.allclose(mirror_xyxy(boxes, 100), [[89, 2, 99, 12], [0, 0, 50, 5]])
+    assert np.allclose(mirror_xyxy(mirror_xyxy(boxes, 100), 100), boxes)
