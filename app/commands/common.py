@@ -21,8 +21,9 @@ def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -
     g.add_argument("--cpu", action="store_true", help="run on the CPU even if a GPU is available")
     g.add_argument("--no-tiling", action="store_true", help="detect on one downscaled view only (faster, misses small text)")
     if scope == "images":
-        g.add_argument("--single-view", action="store_true",
-                       help="read each view once, not also mirrored left-right (half the detector's time; finds less)")
+        g.add_argument("--mirrored", action="store_true",
+                       help="the detector also reads each view mirrored left-right (twice its time; finds more, "
+                            "and hides more outside the true boxes)")
     g.add_argument("--no-detector", action="store_true", help="switch off the VPD detector")
     g.add_argument("--no-faces", action="store_true", help="switch off the face detector")
     g.add_argument("--face-model", choices=FACE_MODELS, default="centerface",
@@ -62,7 +63,7 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         model_path=args.model,
         providers=("CPUExecutionProvider",) if args.cpu else None,
         tiling=not args.no_tiling,
-        mirrored_view=not getattr(args, "single_view", True),
+        mirrored_view=getattr(args, "mirrored", False),
         use_detector=not args.no_detector,
         use_faces=not getattr(args, "no_faces", False),
         use_ocr=not getattr(args, "no_ocr", False),

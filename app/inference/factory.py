@@ -25,7 +25,7 @@ class DetectorConfig:
     model_path: Path | None = None
     providers: tuple[str, ...] | None = None
     tiling: bool = True
-    mirrored_view: bool = False  # stills: the detector also reads each view mirrored (TilingSettings.mirrored)
+    mirrored_view: bool = False  # opt-in for stills: the detector also reads each view mirrored (TilingSettings.mirrored)
     use_detector: bool = True
     use_faces: bool = True
     use_ocr: bool = True

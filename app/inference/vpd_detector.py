@@ -42,7 +42,8 @@ class TilingSettings:
     # and code readers do; 0 switches this off.
     min_long_side: int = SMALL_FRAME_LONG_SIDE
     # Each view is read a second time mirrored left-right, and the boxes of both are merged (NMS):
-    # twice the detector's time, for stills, where it finds more at the same false area.
+    # twice the detector's time. Opt-in (``--mirrored``): it finds more, and hides more outside
+    # the true boxes on real photos (README, thirty-first session).
     mirrored: bool = False
 
     def read_plan(self, hw: tuple[int, int], tile_hw: tuple[int, int]) -> tuple[float, list[Tile]]:

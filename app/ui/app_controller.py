@@ -37,7 +37,7 @@ class AppController(QObject):
         self.prefs = prefs
         self._fixed_factory = factory
         self.hub: ErrorHub | None = None
-        self.images = ImageController(self.detector_factory(stills=True), prefs, self.model_path, self)
+        self.images = ImageController(self.detector_factory(), prefs, self.model_path, self)
         self.images.detector_changed.connect(self.detector_changed)
         self.images.busy_changed.connect(self.busy_changed)
         self.video = None
@@ -60,18 +60,16 @@ class AppController(QObject):
         value = self.prefs.value("detector/face_model", FACE_MODELS[0])
         return value if value in FACE_MODELS else FACE_MODELS[0]
 
-    def detector_config(self, stills: bool = False) -> DetectorConfig:
-        """The detector configuration the preferences describe; ``stills`` (the Images view) also
-        reads each view mirrored, which video and live cannot afford."""
+    def detector_config(self) -> DetectorConfig:
+        """The detector configuration the preferences describe."""
         cpu_only = self.prefs.value("detector/cpu_only", False, bool)
-        return detector_config(self.model_path, cpu_only, face_model=self.face_model, mirrored_view=stills,
-                               **self.detector_flags())  # fmt: skip
+        return detector_config(self.model_path, cpu_only, face_model=self.face_model, **self.detector_flags())
 
-    def detector_factory(self, stills: bool = False) -> DetectorFactory:
+    def detector_factory(self) -> DetectorFactory:
         """Factory every worker calls in its own thread (one ONNX session per worker)."""
         if self._fixed_factory is not None:
             return self._fixed_factory
-        return default_factory(self.detector_config(stills))
+        return default_factory(self.detector_config())
 
     def set_face_model(self, name: str) -> None:
         """Remember ``name`` as the face model and reload the detectors."""
@@ -80,7 +78,7 @@ class AppController(QObject):
             self.reload_detectors()
 
     def reload_detectors(self) -> None:
-        self.images.load_detectors(self.detector_factory(stills=True))
+        self.images.load_detectors(self.detector_factory())
 
     def choose_model(self) -> None:
         path, _ = QFileDialog.getOpenFileName(None, "Choose a VPD detector model", str(self.model_path or ""), "ONNX models (*.onnx)")

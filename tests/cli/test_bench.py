@@ -42,10 +42,10 @@ def test_bench_prints_wall_and_cpu_and_ort_calls(tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "CPU cores" in out and "s CPU" in out
-    assert "inside ORT: detector 18 calls" in out  # 8 tiles + the full view, each also mirrored
+    assert "inside ORT: detector 9 calls" in out  # 8 tiles + the full view
     assert main(["bench", "--model", str(path), "--no-faces", "--no-ocr", "--no-codes", "--cpu", "--repeat", "1",
-                 "--single-view"]) == 0  # fmt: skip
-    assert "inside ORT: detector 9 calls" in capsys.readouterr().out
+                 "--mirrored"]) == 0  # fmt: skip
+    assert "inside ORT: detector 18 calls" in capsys.readouterr().out  # each view also mirrored
 
 
 def test_run_measured_reports_cpu_and_peak_memory_of_the_child():
@@ -62,7 +62,7 @@ def test_run_measured_reports_cpu_and_peak_memory_of_the_child():
 def test_bench_size_option(tmp_path, capsys):
     path, _ = _detector(tmp_path)
     base = ["bench", "--model", str(path), "--no-faces", "--no-ocr", "--no-codes", "--cpu", "--repeat", "1"]
-    assert main(base + ["--size", "1280x720", "--single-view"]) == 0
+    assert main(base + ["--size", "1280x720"]) == 0
     out = capsys.readouterr().out
     assert "per 1280x720 screenshot" in out and "inside ORT: detector 7 calls" in out  # 3x2 tiles + full view
     assert main(base + ["--size", "720p"]) == 2

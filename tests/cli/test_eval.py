@@ -86,7 +86,7 @@ def test_eval_max_box_share_lists_large_boxes_and_fails(tmp_path, capsys, box, s
     (tmp_path / "annotations.json").write_text(json.dumps(ann))
     out = tmp_path / "r.json"
     assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-codes", "--no-tiling",
-                 "--single-view", "--kind", "negative", "--max-box-share", str(share), "--json", str(out)]) == rc  # fmt: skip
+                 "--kind", "negative", "--max-box-share", str(share), "--json", str(out)]) == rc  # fmt: skip
     r = json.loads(out.read_text())
     assert r["images"] == 1  # --kind keeps the negative only
     assert len(r["oversized_boxes"]) == rc and all(b["share"] > share for b in r["oversized_boxes"])
@@ -100,11 +100,10 @@ def test_eval_max_box_share_exempts_a_box_that_matches_a_large_gt_box(tmp_path):
     ann = [{"file": "images/a.png", "width": 64, "height": 64, "kind": "document",
             "boxes": [{"category": "email", "box": [0, 0, 42, 42]}]}]
     (tmp_path / "annotations.json").write_text(json.dumps(ann))
-    # A fixed-output model's mirrored pass would add a box at the other side: one view only.
     assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-codes",
-                 "--no-tiling", "--single-view", "--max-box-share", "0.25"]) == 0  # fmt: skip
+                 "--no-tiling", "--max-box-share", "0.25"]) == 0  # fmt: skip
     assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-codes",
-                 "--no-tiling", "--single-view", "--max-box-share", "1.5"]) == 2  # fmt: skip
+                 "--no-tiling", "--max-box-share", "1.5"]) == 2  # fmt: skip
 
 
 def test_eval_per_image_records_coverage_and_false_share(tmp_path, model):

@@ -377,9 +377,3 @@ def test_fast_boxes_show_while_ocr_reads_and_the_users_changes_to_them_survive(m
     boxes = sorted(doc.boxes, key=lambda b: b.class_name)
     assert [(b.class_name, b.enabled) for b in boxes] == [("email", False), ("phone_number", True)]
     assert boxes[0].xyxy == first.xyxy
-
-
-def test_only_the_images_view_reads_each_detector_view_mirrored(make_window, qtbot):
-    w = make_window(factory_for(CountingDetector([])))
-    assert w.controller.detector_config(stills=True).mirrored_view
-    assert not w.controller.detector_config().mirrored_view  # video and live: one pass per view
