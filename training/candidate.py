@@ -1,7 +1,7 @@
 """``python -m training candidate``: judge a trained checkpoint the way the model card does.
 
 One command for what each session ran by hand on every epoch: export the checkpoint to ONNX
-(``training export``, 640-px tiles read at 320 px), calibrate its per-class thresholds on the
+(``training export``, 640-px tiles read at 320 px, or at 640 px with ``--imgsz 640``), calibrate its per-class thresholds on the
 synthetic validation split and ``real_test`` (``training calibrate --beta 0.5 --write``, never on
 real-dev), then two evaluations with the app's own ``vpd-redact eval``:
 
@@ -65,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out-dir", type=Path, required=True)
     p.add_argument("--real-dev", type=Path, default=repo_root().parent / "shared" / "data" / "real-dev")
     p.add_argument("--name", default="vpd-n", help="ONNX file stem in --out-dir")
+    p.add_argument("--imgsz", type=int, default=320, choices=(320, 640),
+                   help="network input size of the exported model: 320 (640-px tiles read at half scale, the "
+                        "shipped setting) or 640 (native scale, for a checkpoint trained at 640)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if not args.weights.is_file():
@@ -80,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     from app.cli import main as app_main  # the app's own evaluation, not a copy of it
     from training import calibrate, export
 
-    _run("export", export.main, ["--weights", str(args.weights), "--name", args.name, "--imgsz", "320",
+    _run("export", export.main, ["--weights", str(args.weights), "--name", args.name, "--imgsz", str(args.imgsz),
                                  "--tile-size", "640", "--out-dir", str(out), "--no-parity"])  # fmt: skip
     _run("calibrate", calibrate.main, ["--model", str(model), "--data", str(args.data), "--beta", "0.5", "--write",
                                        "--json", str(out / "calibration.json")])  # fmt: skip

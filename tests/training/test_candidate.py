@@ -50,7 +50,8 @@ def test_runs_export_calibrate_and_both_evaluations_then_prints_the_card_row(inp
     monkeypatch.setattr(app.cli, "main", fake_eval)
     assert candidate.main(["--weights", str(weights), "--data", str(data), "--out-dir", str(out), "--real-dev", str(dev)]) == 0
     assert [c[0] for c in calls] == ["export", "calibrate", "eval", "eval"]
-    assert calls[0][1][calls[0][1].index("--tile-size") + 1] == "640" and "--imgsz" in calls[0][1]
+    assert calls[0][1][calls[0][1].index("--tile-size") + 1] == "640"
+    assert calls[0][1][calls[0][1].index("--imgsz") + 1] == "320"
     assert "--write" in calls[1][1] and calls[1][1][calls[1][1].index("--beta") + 1] == "0.5"
     assert {"--no-faces", "--no-ocr", "--no-codes"} <= set(calls[2][1]) and "real_test" in calls[2][1]
     assert "--max-box-share" in calls[3][1] and "--no-ocr" not in calls[3][1]
@@ -87,3 +88,24 @@ def test_a_listed_large_box_is_not_a_failing_step(inputs, monkeypatch, capsys):
         candidate._run("real-dev", lambda argv: 2, [], ok=(0, 1))
     with pytest.raises(SystemExit, match="real_test failed \\(exit 1\\)"):
         candidate._run("real_test", lambda argv: 1, [])
+
+
+def test_imgsz_640_exports_native_scale_tiles(inputs, monkeypatch):
+    """``--imgsz 640`` (a checkpoint trained at 640) exports 640-px input for the same 640-px tiles."""
+    weights, data, dev, out = inputs
+    exported = []
+
+    def fake_eval(argv):
+        with open(argv[argv.index("--json") + 1], "w") as f:
+            json.dump(_tallies(0.5, 0.2, 0.0, "fusion" if "--max-box-share" in argv else "detector"), f)
+        return 0
+
+    monkeypatch.setattr(export, "main", lambda argv: exported.append(argv) or 0)
+    monkeypatch.setattr(calibrate, "main", lambda argv: 0)
+    monkeypatch.setattr(app.cli, "main", fake_eval)
+    args = ["--weights", str(weights), "--data", str(data), "--out-dir", str(out), "--real-dev", str(dev)]
+    assert candidate.main(args + ["--imgsz", "640"]) == 0
+    assert exported[0][exported[0].index("--imgsz") + 1] == "640"
+    assert exported[0][exported[0].index("--tile-size") + 1] == "640"
+    with pytest.raises(SystemExit):
+        candidate.main(args + ["--imgsz", "480"])
