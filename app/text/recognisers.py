@@ -101,6 +101,39 @@ POSTCODE_CITY = re.compile(
     r"|\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"
 )
+# Continental street and postcode forms. Upper-case letters of the Latin alphabets (Ł, Ø, Č, Ő, …).
+_UP = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper() and c.isalpha())
+_CAP = rf"[{_UP}][\w'’.\-]*"
+_LINK = r"(?:de|da|do|das|dos|del|della|delle|dei|di|du|des|la|le|lo|van|von|der|den|pri|na|am|an|im|zum|zur)"
+_NAME = rf"(?:{_LINK}\s+|[lLdD]['’])*{_CAP}(?:\s+(?:{_LINK}\s+|[lLdD]['’])*{_CAP}){{0,3}}"
+# A house number with its flat, letter or range: "14/3", "45/B", "7-9", "8a", "121." (Hungarian).
+_HOUSE = r"\d{1,4}[A-Za-z]?(?:\s?[/\-]\s?(?:\d{1,4}[A-Za-z]?|[A-Za-z]))?\.?(?!\w)"
+EURO_STREET = re.compile(
+    # the street type first: "ul. Długa 14/3", "Via Garibaldi 45/B", "Rua das Flores, 12", "chemin Bourquin 87"
+    r"(?<![\w.])(?<!et )(?:ul\.|Ul\.|ulica|Ulica|al\.|Al\.|aleja|Aleja|os\.|osiedle|Osiedle|pl\.|plac|Plac|Via|Viale|Corso"
+    r"|Piazza|Piazzale|Largo|Vicolo|Contrada|Rua|Travessa|Alameda|Estrada|Praça|Rue|Avenue|avenue|Boulevard|boulevard"
+    r"|Chauss[ée]e|chauss[ée]e|Quai|Chemin|chemin|Strada|Str\.|Bulevardul|Calea|Aleea|Intrarea|Șoseaua|Şoseaua)"
+    rf"\s+{_NAME},?\s+(?:n[º°o.]+\s*|Nr\.?\s*)?{_HOUSE}"
+    # one word ending in the type: "Kerkstraat 12", "Storgatan 5", "Nørrebrogade 32", "Mannerheimintie 12"
+    rf"|\b[{_UP}][\w'’\-]*(?:straat|laan|plein|gracht|kade|singel|dijk|dreef|steeg|boulevard|gatan|vägen|gränd|torget"
+    r"|stigen|gata|gaten|veien|vegen|bakken|plass|plassen|gade|vej|stræde|plads|katu|tie|kuja|polku|tori|väylä|raitti"
+    r"|kaari|utca|körút|ulica|-Straße|-Strasse|-Platz|-Weg|-Allee|-Gasse|-Ring|-Damm|-Ufer"
+    rf"|cesta|třída|nábřeží|náměstí|námestie|trieda)\s+{_HOUSE}"
+    # the type as a word after the name: "Mariahilfer Straße 77", "Andrássy út 22", "Václavské náměstí 19"
+    rf"|\b{_CAP}(?:\s+{_CAP}){{0,2}}\s+(?:Straße|Strasse|Str\.|Gasse|Allee|Platz|Weg|út|utca|tér|körút|náměstí|třída"
+    rf"|nábřeží|námestie|cesta|ulica|Lán)\s+{_HOUSE}",
+    re.UNICODE,
+)
+_CITY = rf"[{_UP}][\w'’\-]+(?:\s(?:{_LINK}\s)?[{_UP}][\w'’\-]+){{0,2}}(?:\s\d{{1,2}}(?!\d))?"
+# Postcodes that are not five bare digits: Polish 00-238, Portuguese 1200-195, Dutch 1017 GC,
+# Swedish / Czech / Slovak 114 55; a country letter may lead ("H-7317", "D-10115").
+EURO_POSTCODE_CITY = re.compile(rf"(?<![\w\-])(?:[A-Z]{{1,2}}-)?(?:\d{{2}}-\d{{3}}|\d{{4}}-\d{{3}}|\d{{4}}\s?[A-Z]{{2}}(?![\w])|\d{{3}}\s\d{{2}}|\d{{5}})\s+{_CITY}")
+# Four bare digits and a town (Austria, Switzerland, Belgium, Denmark, Norway, Hungary, …): only
+# beside a street, since "2024 Annual Report" has the same shape.
+FOUR_DIGIT_POSTCODE_CITY = re.compile(rf"(?<![\w\-/.])(?:[A-Z]{{1,2}}-)?\d{{4}}\s+{_CITY}")
+# A whole address on one line without a street type: "Grammova 8, 777 63 Městec Králové".
+NAME_HOUSE_POSTCODE = re.compile(rf"\b{_NAME}\s+{_HOUSE},\s+{EURO_POSTCODE_CITY.pattern}")
+WHOLE_ADDRESS = 0.92  # a street with its postcode-town: above the classifier's override score
 ADDRESS_CONTEXT = _ctx(r"\b(?:address|adresse|anschrift|direcci[óo]n|domicilio|ship to|deliver to|lieferadresse)\b")
 
 
@@ -284,13 +317,26 @@ def personal_urls(text: str, ctx: str) -> list[PiiSpan]:
 
 
 def addresses(text: str, ctx: str) -> list[PiiSpan]:
+    """Streets and postcode-town pairs. Each alone only informs the classifier (0.85, 0.8, or 0.4
+    for a postcode-town without a street or an address label); a street and its postcode-town on
+    one line ("ul. Długa 14/3, 00-238 Warszawa"), or a postcode-town under a street line, is a
+    whole address: a hard override (``street_postcode``, 0.92) from the street's start to the town."""
     context = bool(ADDRESS_CONTEXT.search(text) or ADDRESS_CONTEXT.search(ctx))
-    spans = _spans(STREET, text, "postal_address", 0.85, "street")
-    if spans or context:
-        spans += _spans(POSTCODE_CITY, text, "postal_address", 0.8, "postcode_city")
-    else:
-        spans += _spans(POSTCODE_CITY, text, "postal_address", 0.4, "postcode_city")
-    return spans
+    streets = _spans(STREET, text, "postal_address", 0.85, "street") + _spans(EURO_STREET, text, "postal_address", 0.85, "street")
+    strong = bool(streets) or context
+    towns = _spans(POSTCODE_CITY, text, "postal_address", 0.8 if strong else 0.4, "postcode_city")
+    towns += _spans(EURO_POSTCODE_CITY, text, "postal_address", 0.8 if strong else 0.4, "postcode_city")
+    if strong:
+        towns += _spans(FOUR_DIGIT_POSTCODE_CITY, text, "postal_address", 0.8, "postcode_city")
+    whole = _spans(NAME_HOUSE_POSTCODE, text, "postal_address", WHOLE_ADDRESS, "street_postcode")
+    if streets and towns:
+        first = min(streets, key=lambda sp: sp.start)
+        last = max(towns, key=lambda sp: sp.end)
+        if first.start < last.start:
+            whole.append(PiiSpan(first.start, last.end, "postal_address", WHOLE_ADDRESS, "street_postcode"))
+    elif towns and not streets and (STREET.search(ctx) or EURO_STREET.search(ctx)):
+        whole += [PiiSpan(t.start, t.end, "postal_address", WHOLE_ADDRESS, "street_postcode") for t in towns]
+    return streets + towns + whole
 
 
 def names(text: str, ctx: str) -> list[PiiSpan]:

@@ -150,3 +150,59 @@ def test_a_lone_token_in_a_username_column_is_a_username():
 )
 def test_identity_document_fields_by_their_labels(text, label, expected):
     assert [(text[s.start : s.end], s.class_name) for s in find_pii(text, label)] == expected
+
+
+@pytest.mark.parametrize(
+    "text, context, whole",
+    [
+        ("ul. Długa 14/3, 00-238 Warszawa", "", "ul. Długa 14/3, 00-238 Warszawa"),  # pl
+        ("Kerkstraat 12, 1017 GC Amsterdam", "", "Kerkstraat 12, 1017 GC Amsterdam"),  # nl
+        ("Via Roma 12, 00184 Roma", "", "Via Roma 12, 00184 Roma"),  # it
+        ("Rua das Flores, 12, 1200-195 Lisboa", "", "Rua das Flores, 12, 1200-195 Lisboa"),  # pt
+        ("Storgatan 5, 114 55 Stockholm", "", "Storgatan 5, 114 55 Stockholm"),  # se
+        ("Hauptstr. 5, 1010 Wien", "", "Hauptstr. 5, 1010 Wien"),  # at: four-digit postcode beside a street
+        ("Karl-Marx-Straße 12, 10243 Berlin", "", "Karl-Marx-Straße 12, 10243 Berlin"),
+        ("Andrássy út 22, 1061 Budapest", "", "Andrássy út 22, 1061 Budapest"),  # hu
+        ("Václavské náměstí 19, 110 00 Praha 1", "", "Václavské náměstí 19, 110 00 Praha 1"),  # cz
+        ("Grammova 8, 777 63 Městec Králové", "", "Grammova 8, 777 63 Městec Králové"),  # no street type
+        ("221B Baker Street, London NW1 6XE", "", "221B Baker Street, London NW1 6XE"),
+        ("Office: ul. Długa 14/3, 00-238 Warszawa", "", "ul. Długa 14/3, 00-238 Warszawa"),
+        ("61-668 Kołobrzeg", "ul. Paderewskiego 77", "61-668 Kołobrzeg"),  # the town under its street
+    ],
+)
+def test_a_street_with_its_postcode_and_town_is_one_whole_address(text, context, whole):
+    """A whole address is a hard override (above the classifier's 0.9), from street to town."""
+    spans = [s for s in find_pii(text, context) if s.class_name == "postal_address" and s.score >= 0.9]
+    assert [text[s.start : s.end] for s in spans] == [whole]
+
+
+@pytest.mark.parametrize(
+    "text, street",
+    [
+        ("ul. Marszałkowska 84/92", "ul. Marszałkowska 84/92"),
+        ("Via Giuseppe Garibaldi 45/B", "Via Giuseppe Garibaldi 45/B"),
+        ("Nørrebrogade 32", "Nørrebrogade 32"),
+        ("Mariahilfer Straße 77", "Mariahilfer Straße 77"),
+        ("chemin Bourquin 87", "chemin Bourquin 87"),
+    ],
+)
+def test_a_street_alone_informs_the_classifier(text, street):
+    spans = [s for s in find_pii(text, "") if s.class_name == "postal_address"]
+    assert [(text[s.start : s.end], s.score) for s in spans] == [(street, 0.85)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Smith et al. 2019", "Jones et al. Nature 12, 345", "Departure gate 12", "2024 Annual Report",
+        "Chapter 3, 1984 Orwell", "Windows 10, 2024 Edition", "Place Order 2", "Route 66 Diner",
+        "same_quantum(10000, Decimal(-1))", "Corso 2024 Milano Fashion Week",
+    ],
+)
+def test_ordinary_text_is_no_address(text):
+    assert not [s for s in find_pii(text, "") if s.class_name == "postal_address" and s.score >= 0.5]
+
+
+def test_a_street_shaped_phrase_is_left_to_the_classifier():
+    """"Via Email 2" has the shape of "Via Roma 12": a feature for the classifier, never an override."""
+    assert [s.score for s in find_pii("Via Email 2", "") if s.class_name == "postal_address"] == [0.85]

@@ -1,0 +1,137 @@
+"""``python -m training.text.address_check``: how much of a postal address the app's text reading
+hides, per locale, and how often it calls ordinary text an address.
+
+Positives are Faker addresses (``faker.address()``) in the locales the text classifier was trained
+on (``training.synth.fakedata.LOCALES``) and in locales it never saw, read the way screens show
+them: the whole address on one line ("ul. Długa 14/3, 00-238 Warszawa"), or street and town on two
+lines, between two ordinary lines (a headline above, a sentence below), so the layout context is
+that of a page, not of a lone line. Each page goes through the app's ``read_screen`` (spans, then
+address blocks); a line counts as hidden when boxes of any class cover at least 90 % of its width.
+
+Negatives are ordinary lines: the training renderer's headlines, product names and dates, and
+sentences from the docstrings of Python's standard library (text neither the rules nor the model
+were made from). A negative line counts when a ``postal_address`` box lies on it.
+
+Both are reported for the rules alone (no classifier) and for the shipped classifier with them
+(``TextPiiClassifier``, what the app runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+from faker import Faker
+
+from app.text.classifier import TextPiiClassifier
+from app.text.lines import TextLine
+from app.text.model import load_model
+from app.text.screen import read_screen
+from training.synth import fakedata as fd
+from training.text.ordinary import title_headline
+
+HIDDEN = 0.9  # share of a line's width under boxes for it to count as hidden
+ADDRESS = frozenset({"postal_address"})
+UNSEEN_LOCALES = ("pt_PT", "no_NO", "fi_FI", "hu_HU", "cs_CZ", "sk_SK", "de_AT", "de_CH", "fr_CH", "nl_BE",
+                  "hr_HR", "sl_SI", "ro_RO", "en_IE", "en_AU", "en_CA")  # fmt: skip
+
+
+def _page(texts: list[str]) -> tuple[list[TextLine], np.ndarray]:
+    """``texts`` as lines of a page (24 px apart, 8 px a character) and its blank frame; on a blank
+    frame the span boxes are the character-width boxes (no ink to fit)."""
+    lines = []
+    for row, text in enumerate(texts):
+        y, w = 10.0 + 24.0 * row, 10.0 + 8.0 * max(len(text), 1)
+        lines.append(TextLine(text, np.array([[10, y], [w, y], [w, y + 16], [10, y + 16]], np.float32)))
+    width = int(max(float(l.quad[:, 0].max()) for l in lines)) + 20
+    return lines, np.full((24 * len(texts) + 30, width, 3), 255, np.uint8)
+
+
+def _covered(line: TextLine, regions, classes: frozenset[str] | None = None) -> float:
+    """Share of ``line``'s width under the boxes of ``regions`` that cross its middle row."""
+    x0, x1 = float(line.quad[:, 0].min()), float(line.quad[:, 0].max())
+    mid = float(line.quad[:, 1].mean())
+    hit = np.zeros(int(x1 - x0) + 1, bool)
+    for r in regions:
+        if (classes is None or r.class_name in classes) and r.xyxy[1] <= mid <= r.xyxy[3]:
+            hit[max(0, int(r.xyxy[0] - x0)) : max(0, int(np.ceil(r.xyxy[2] - x0)))] = True
+    return float(hit.mean())
+
+
+def addresses(locale: str, n: int, seed: int) -> list[list[str]]:
+    """``n`` addresses of ``locale`` as their lines (Faker's own line breaks)."""
+    fake = Faker(locale)
+    fake.seed_instance(seed)
+    return [[part.strip() for part in fake.address().split("\n") if part.strip()] for _ in range(n)]
+
+
+def stdlib_sentences(limit: int) -> list[str]:
+    """Up to ``limit`` docstring lines of 25-90 characters from Python's standard library."""
+    out: list[str] = []
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8", errors="ignore"))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and ast.get_docstring(node):
+                out += [s.strip() for s in ast.get_docstring(node).splitlines() if 25 <= len(s.strip()) <= 90]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def check_positives(clf: TextPiiClassifier, locales, n: int, seed: int, one_line: bool, rng: np.random.Generator) -> dict:
+    """Share of address lines hidden (rules alone, classifier), over ``locales``."""
+    hits = {"rules": 0, "classifier": 0}
+    total = 0
+    for locale in locales:
+        for parts in addresses(locale, n, seed):
+            shown = [", ".join(parts)] if one_line else parts
+            lines, frame = _page([title_headline(rng)] + shown + [fd.sentence(rng, (6, 12))])
+            total += len(shown)
+            for name, reader in (("rules", None), ("classifier", clf)):
+                regions = read_screen(lines, frame, reader).regions
+                hits[name] += sum(_covered(line, regions) >= HIDDEN for line in lines[1:-1])
+    return {"lines": total, **{k: v / max(total, 1) for k, v in hits.items()}}
+
+
+def check_negatives(clf: TextPiiClassifier, texts: list[str]) -> dict:
+    """Share of ordinary lines under a ``postal_address`` box (rules alone, classifier)."""
+    hits = {"rules": 0, "classifier": 0}
+    for start in range(0, len(texts), 8):  # pages of 8 lines
+        lines, frame = _page(texts[start : start + 8])
+        for name, reader in (("rules", None), ("classifier", clf)):
+            regions = read_screen(lines, frame, reader).regions
+            hits[name] += sum(_covered(line, regions, ADDRESS) > 0 for line in lines)
+    return {"lines": len(texts), **{k: v / max(len(texts), 1) for k, v in hits.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table; returns 0."""
+    p = argparse.ArgumentParser(prog="python -m training.text.address_check", description=__doc__.split("\n\n")[0])
+    p.add_argument("--per-locale", type=int, default=40, help="addresses per locale (default %(default)s)")
+    p.add_argument("--negatives", type=int, default=2000, help="ordinary lines of each kind (default %(default)s)")
+    p.add_argument("--seed", type=int, default=7)
+    a = p.parse_args(argv)
+    clf = TextPiiClassifier(load_model())
+    rng = np.random.default_rng(a.seed)
+    print("| addresses | layout | lines | hidden, rules alone | hidden, classifier (app) |\n|---|---|---|---|---|")
+    for name, locales in (("trained locales", fd.LOCALES), ("unseen locales", UNSEEN_LOCALES)):
+        for one_line in (True, False):
+            r = check_positives(clf, locales, a.per_locale, a.seed, one_line, rng)
+            print(f"| {name} | {'one line' if one_line else 'two lines'} | {r['lines']} | {100 * r['rules']:.1f} % | {100 * r['classifier']:.1f} % |")
+    renderer = [title_headline(rng) for _ in range(a.negatives // 2)] + [fd.sentence(rng, (5, 14)) for _ in range(a.negatives // 2)]
+    print("\n| ordinary lines | lines | under an address box, rules alone | under an address box, classifier (app) |\n|---|---|---|---|")
+    for name, texts in (("renderer headlines and sentences", renderer), ("Python stdlib docstrings", stdlib_sentences(a.negatives))):
+        r = check_negatives(clf, texts)
+        print(f"| {name} | {r['lines']} | {100 * r['rules']:.2f} % | {100 * r['classifier']:.2f} % |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
