@@ -15,6 +15,8 @@ import phonenumbers
 
 from app.core import pii_validators as v
 from app.text.names import find_names
+from app.text.national_ids import LABELS as NATIONAL_ID_LABELS
+from app.text.national_ids import find_national_ids
 
 PHONE_REGIONS = ("US", "GB", "DE", "FR", "ES")
 
@@ -246,8 +248,9 @@ def ips(text: str, ctx: str) -> list[PiiSpan]:
 
 def national_ids(text: str, ctx: str) -> list[PiiSpan]:
     """US SSN, ES DNI/NIE, FR NIR, DE Steuer-ID and Personalausweis (all check-digit validated
-    except the SSN, which needs a dashed format or context); an MRZ line; and, beside or under a
-    document-number label, an upper-case code with at least three digits ("D23145890")."""
+    except the SSN, which needs a dashed format or context); an MRZ line; beside or under a
+    document-number label, an upper-case code with at least three digits ("D23145890"); and the
+    other European national numbers of ``app.text.national_ids``."""
     context = bool(ID_CONTEXT.search(text) or ID_CONTEXT.search(ctx))
     spans = _spans(DNI, text, "id_number", 0.95, "es_dni", v.es_dni_valid)
     spans += _spans(NIR, text, "id_number", 0.95, "fr_nir", v.fr_nir_valid)
@@ -260,6 +263,8 @@ def national_ids(text: str, ctx: str) -> list[PiiSpan]:
     spans += _spans(MRZ, text, "id_number", 0.9, "mrz")
     if DOC_NUMBER_CONTEXT.search(ctx) or DOC_NUMBER_CONTEXT.search(text):
         spans += _spans(DOC_NUMBER, text, "id_number", 0.9, "doc_number")
+    labelled = context or bool(NATIONAL_ID_LABELS.search(text) or NATIONAL_ID_LABELS.search(ctx))
+    spans += [PiiSpan(s, e, "id_number", score, name) for s, e, score, name in find_national_ids(text, labelled)]
     return spans
 
 

@@ -1,5 +1,6 @@
-"""``python -m training.text.address_check``: how much of a postal address the app's text reading
-hides, per locale, and how often it calls ordinary text an address.
+"""``python -m training.text.locale_check``: how much of a postal address and of a national
+identity number the app's text reading hides, per locale, and how often it calls ordinary text an
+address or an identity number.
 
 Positives are Faker addresses (``faker.address()``) in the locales the text classifier was trained
 on (``training.synth.fakedata.LOCALES``) and in locales it never saw, read the way screens show
@@ -11,6 +12,12 @@ address blocks); a line counts as hidden when boxes of any class cover at least 
 Negatives are ordinary lines: the training renderer's headlines, product names and dates, and
 sentences from the docstrings of Python's standard library (text neither the rules nor the model
 were made from). A negative line counts when a ``postal_address`` box lies on it.
+
+Identity numbers are Faker's ``ssn()`` of the locales whose numbers have a national form (PESEL,
+BSN, codice fiscale, personnummer, henkilötunnus, fødselsnummer, the Austrian insurance number, the
+French NIR, the US SSN), shown under their label, after it on one line, or bare under a heading.
+Their negatives are numbers of the same lengths (9-13 digits, or 6-4 with a dash) after labels
+that are not identities (order, invoice, tracking, reference): the share hidden as ``id_number``.
 
 Both are reported for the rules alone (no classifier) and for the shipped classifier with them
 (``TextPiiClassifier``, what the app runs).
@@ -111,9 +118,49 @@ def check_negatives(clf: TextPiiClassifier, texts: list[str]) -> dict:
     return {"lines": len(texts), **{k: v / max(len(texts), 1) for k, v in hits.items()}}
 
 
+ID_LABELS = {"pl_PL": "PESEL", "nl_NL": "BSN", "it_IT": "Codice fiscale", "sv_SE": "Personnummer",
+             "fi_FI": "Henkilötunnus", "no_NO": "Fødselsnummer", "de_AT": "Sozialversicherungsnummer",
+             "fr_FR": "N° de sécurité sociale", "en_US": "SSN"}  # fmt: skip
+OTHER_LABELS = ("Order", "Invoice no.", "Tracking number", "Reference", "Ticket", "Build", "Serial number", "Transaction ID")
+ID_CLASS = frozenset({"id_number"})
+
+
+def check_ids(clf: TextPiiClassifier, n: int, seed: int) -> list[tuple[str, dict]]:
+    """Per locale: share of identity numbers hidden under a label line, after a label on the same
+    line, and bare."""
+    rows = []
+    for locale, label in ID_LABELS.items():
+        fake = Faker(locale)
+        fake.seed_instance(seed)
+        hits = {"label line": 0, "same line": 0, "bare": 0}
+        for _ in range(n):
+            number = fake.ssn()
+            for kind, texts in (("label line", [label, number]), ("same line", [f"{label}: {number}"]), ("bare", ["Profile", number])):
+                lines, frame = _page(["Account details"] + texts + ["Last updated yesterday"])
+                line = lines[-2]
+                share = len(number) / max(len(line.text), 1)
+                hits[kind] += _covered(line, read_screen(lines, frame, clf).regions) >= HIDDEN * share
+        rows.append((f"{locale} ({label})", {k: v / n for k, v in hits.items()}))
+    return rows
+
+
+def check_id_negatives(clf: TextPiiClassifier, n: int, rng: np.random.Generator) -> dict:
+    """Share of order, invoice and reference numbers hidden as ``id_number``."""
+    hidden = 0
+    for _ in range(n):
+        if rng.random() < 0.2:
+            number = "".join(map(str, rng.integers(0, 10, 6))) + "-" + "".join(map(str, rng.integers(0, 10, 4)))
+        else:
+            number = "".join(map(str, rng.integers(0, 10, int(rng.integers(9, 14)))))
+        texts = [f"{rng.choice(OTHER_LABELS)}: {number}"] if rng.random() < 0.5 else [str(rng.choice(OTHER_LABELS)), number]
+        lines, frame = _page(["Your purchase"] + texts + ["Thank you for shopping with us"])
+        hidden += _covered(lines[-2], read_screen(lines, frame, clf).regions, ID_CLASS) > 0
+    return {"lines": n, "hidden": hidden / max(n, 1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table; returns 0."""
-    p = argparse.ArgumentParser(prog="python -m training.text.address_check", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m training.text.locale_check", description=__doc__.split("\n\n")[0])
     p.add_argument("--per-locale", type=int, default=40, help="addresses per locale (default %(default)s)")
     p.add_argument("--negatives", type=int, default=2000, help="ordinary lines of each kind (default %(default)s)")
     p.add_argument("--seed", type=int, default=7)
@@ -130,6 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, texts in (("renderer headlines and sentences", renderer), ("Python stdlib docstrings", stdlib_sentences(a.negatives))):
         r = check_negatives(clf, texts)
         print(f"| {name} | {r['lines']} | {100 * r['rules']:.2f} % | {100 * r['classifier']:.2f} % |")
+    print("\n| identity numbers (classifier, app) | under a label line | after a label | bare |\n|---|---|---|---|")
+    for name, r in check_ids(clf, a.per_locale, a.seed):
+        print(f"| {name} | {100 * r['label line']:.0f} % | {100 * r['same line']:.0f} % | {100 * r['bare']:.0f} % |")
+    r = check_id_negatives(clf, a.negatives // 2, rng)
+    print(f"\nOrder, invoice and reference numbers hidden as id_number: {100 * r['hidden']:.2f} % of {r['lines']}")
     return 0
 
 
