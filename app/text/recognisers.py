@@ -63,7 +63,10 @@ PERSONAL_URL_PATH = _ctx(r"/(?:users?|u|profile|people|in|@)[/:]?[^/\s]*|/@[\w.]
 MONTHS = (
     r"jan(?:uary|vier|uar|\.)?|feb(?:ruary|ruar|\.)?|f[ée]vr(?:ier|\.)?|m[äa]r(?:ch|z|s|zo)?|apr(?:il|\.)?|avr(?:il)?|abr(?:il)?|"
     r"ma[iy]|mai|mayo|jun[eio]?|juin|juil(?:let)?|jul[iy]o?|aug(?:ust|\.)?|ao[uû]t|ago(?:sto)?|sep(?:tember|tembre|tiembre|t\.)?|"
-    r"o[ck]t(?:ober|obre|ubre|\.)?|nov(?:ember|embre|iembre|\.)?|d[eéi][cz](?:ember|embre|iembre|\.)?|ene(?:ro)?"
+    r"o[ck]t(?:ober|obre|ubre|\.)?|nov(?:ember|embre|iembre|\.)?|d[eéi][cz](?:ember|embre|iembre|\.)?|ene(?:ro)?|"
+    # it, nl, pt month names
+    r"gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|januari|februari|maart|mei|juni|juli|"
+    r"augustus|oktober|janeiro|fevereiro|mar[çc]o|junho|julho|setembro|outubro|novembro|dezembro"
 )
 DATE = re.compile(
     r"(?<!\d)(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)?\d{2}|(?:19|20)\d{2}-\d{2}-\d{2}|"
@@ -77,7 +80,11 @@ DOC_NUMBER_CONTEXT = _ctx(r"\b(?:doc(?:ument)?\.?\s*(?:no|nr|n[o°º]|number|#)|
                           r"|licen[cs]e\s*(?:no|number|#)|dokumentennummer|ausweisnummer|passnummer"
                           r"|n[úu]mero\s+de\s+(?:documento|pasaporte)|num[ée]ro\s+du\s+(?:document|passeport))")
 DOC_NUMBER = re.compile(r"(?<![\w-])(?=(?:[A-Z]*\d){3})[A-Z0-9]{6,20}(?![\w-])")
-DOB_CONTEXT = _ctx(r"\b(?:born|birth|dob|d\.o\.b|birthday|geboren|geb\.|geburts\w*|n[ée]e?\b|naissance|nacimiento|nacid[oa]|f\. ?nac)")
+DOB_CONTEXT = _ctx(r"\b(?:born|birth|dob|d\.o\.b|birthday|geboren|geb\.|geburts\w*|n[ée]e?\b|naissance|nacimiento|nacid[oa]|f\. ?nac"
+                   # it, nl, pl, pt, sv, da/no, fi, cs/sk, hu, ro, hr/sl, tr, lt, lv, et
+                   r"|nascita|nat[oa] il|geboorte\w*|urodz\w*|ur\.|nascimento|födelse\w*|född|fødsels\w*|født|syntymä\w*"
+                   r"|narozen\w*|narodeni\w*|születés\w*|szül\.|na[șşs]terii|n[ăa]scut|ro[đd]en\w*|rojstva|do[ğg]um|gimimo"
+                   r"|dzim[šs]anas|sünni\w*)")
 PHONE_CONTEXT = _ctx(r"\b(?:tel|phone|mobile|cell|fax|handy|telefon|t[ée]l[ée]phone|portable|m[óo]vil|tel[ée]fono)")
 ID_CONTEXT = _ctx(r"\b(?:ssn|social security|steuer|tax id|personalausweis|ausweis|dni|nie|nif|nir|s[ée]curit[ée] sociale|passport|reisepass|pasaporte|passeport|id no|id number)")
 PASSWORD_CONTEXT = _ctx(r"\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|pwd|passcode|pin)\b\s*[:=]?\s*")

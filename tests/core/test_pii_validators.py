@@ -206,3 +206,24 @@ def test_ordinary_text_is_no_address(text):
 def test_a_street_shaped_phrase_is_left_to_the_classifier():
     """"Via Email 2" has the shape of "Via Roma 12": a feature for the classifier, never an override."""
     assert [s.score for s in find_pii("Via Email 2", "") if s.class_name == "postal_address"] == [0.85]
+
+
+@pytest.mark.parametrize(
+    "text, context, date",
+    [
+        ("Data di nascita: 12/03/1985", "", "12/03/1985"), ("12.03.1985", "Geboortedatum", "12.03.1985"),
+        ("Data urodzenia 1985-03-12", "", "1985-03-12"), ("Födelsedatum 12-03-1985", "", "12-03-1985"),
+        ("12.03.1985", "Fødselsdato", "12.03.1985"), ("Syntymäaika 12.3.1985", "", "12.3.1985"),
+        ("Datum narození: 12.03.1985", "", "12.03.1985"), ("Születési dátum: 1985-03-12", "", "1985-03-12"),
+        ("nato il 12 maggio 1985", "", "12 maggio 1985"), ("geboren op 5 mei 1980", "", "5 mei 1980"),
+        ("Data de nascimento: 12 de março de 1975", "", "12 de março de 1975"),
+    ],
+)
+def test_a_date_under_a_birth_label_in_other_languages(text, context, date):
+    assert [(text[s.start : s.end], s.score) for s in find_pii(text, context) if s.class_name == "date_of_birth"] == [(date, 0.9)]
+
+
+@pytest.mark.parametrize("text, context", [("NATO summit on 12.07.2024", ""), ("12.07.2024", "NATO news"),
+                                           ("Data di scadenza 12.07.2030", ""), ("Vervaldatum 12.07.2030", "")])
+def test_a_date_under_another_label_is_no_birth_date(text, context):
+    assert not [s for s in find_pii(text, context) if s.class_name == "date_of_birth"]

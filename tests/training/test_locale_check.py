@@ -23,5 +23,6 @@ def test_a_tiny_run_prints_every_table(capsys):
     assert locale_check.main(["--per-locale", "1", "--negatives", "8", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     for row in ("| trained locales | one line |", "| unseen locales | two lines |", "| Python stdlib docstrings |",
-                "| pl_PL (PESEL) |", "hidden as id_number"):
+                "| pl_PL (PESEL) |", "hidden as id_number",
+                "| pl_PL (Data urodzenia) |", "hidden as date_of_birth"):
         assert row in out

@@ -19,6 +19,10 @@ French NIR, the US SSN), shown under their label, after it on one line, or bare 
 Their negatives are numbers of the same lengths (9-13 digits, or 6-4 with a dash) after labels
 that are not identities (order, invoice, tracking, reference): the share hidden as ``id_number``.
 
+Dates of birth are Faker's ``date_of_birth()`` written d.m.Y, d/m/Y, Y-m-d or d-m-Y under or after
+the local label ("Data urodzenia", "Födelsedatum"); their negatives are dates of the same forms
+after labels that are not births (issued, expires, ordered, delivered).
+
 Both are reported for the rules alone (no classifier) and for the shipped classifier with them
 (``TextPiiClassifier``, what the app runs).
 """
@@ -158,6 +162,41 @@ def check_id_negatives(clf: TextPiiClassifier, n: int, rng: np.random.Generator)
     return {"lines": n, "hidden": hidden / max(n, 1)}
 
 
+DOB_LABELS = {"en_US": "Date of birth", "de_DE": "Geburtsdatum", "fr_FR": "Date de naissance", "es_ES": "Fecha de nacimiento",
+              "it_IT": "Data di nascita", "nl_NL": "Geboortedatum", "pl_PL": "Data urodzenia", "pt_PT": "Data de nascimento",
+              "sv_SE": "Födelsedatum", "da_DK": "Fødselsdato", "fi_FI": "Syntymäaika", "cs_CZ": "Datum narození",
+              "hu_HU": "Születési dátum", "ro_RO": "Data nașterii", "tr_TR": "Doğum tarihi"}  # fmt: skip
+OTHER_DATE_LABELS = ("Issued", "Expires", "Valid until", "Ordered", "Delivered", "Data di scadenza", "Vervaldatum",
+                     "Data ważności", "Utgångsdatum", "Ablaufdatum", "Date d'expiration")  # fmt: skip
+DATE_FORMATS = ("%d.%m.%Y", "%d/%m/%Y", "%Y-%m-%d", "%d-%m-%Y")
+DOB_CLASS = frozenset({"date_of_birth"})
+
+
+def check_dates_of_birth(clf: TextPiiClassifier, n: int, seed: int, rng: np.random.Generator) -> tuple[list, float]:
+    """Per locale, the share of birth dates hidden under their label line and after their label;
+    and the share of other dates hidden as ``date_of_birth``."""
+    rows = []
+    for locale, label in DOB_LABELS.items():
+        fake = Faker(locale)
+        fake.seed_instance(seed)
+        hits = {"label line": 0, "same line": 0}
+        for _ in range(n):
+            date = fake.date_of_birth().strftime(str(rng.choice(DATE_FORMATS)))
+            for kind, texts in (("label line", [label, date]), ("same line", [f"{label}: {date}"])):
+                lines, frame = _page(["Personal details"] + texts + ["Last updated yesterday"])
+                line = lines[-2]
+                hits[kind] += _covered(line, read_screen(lines, frame, clf).regions) >= HIDDEN * len(date) / max(len(line.text), 1)
+        rows.append((f"{locale} ({label})", {k: v / n for k, v in hits.items()}))
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    others = 0
+    for _ in range(n * 4):
+        date = fake.date_between(start_date="-3y", end_date="+5y").strftime(str(rng.choice(DATE_FORMATS)))
+        lines, frame = _page(["Personal details", f"{rng.choice(OTHER_DATE_LABELS)}: {date}", "Last updated yesterday"])
+        others += _covered(lines[1], read_screen(lines, frame, clf).regions, DOB_CLASS) > 0
+    return rows, others / (n * 4)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table; returns 0."""
     p = argparse.ArgumentParser(prog="python -m training.text.locale_check", description=__doc__.split("\n\n")[0])
@@ -182,6 +221,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {name} | {100 * r['label line']:.0f} % | {100 * r['same line']:.0f} % | {100 * r['bare']:.0f} % |")
     r = check_id_negatives(clf, a.negatives // 2, rng)
     print(f"\nOrder, invoice and reference numbers hidden as id_number: {100 * r['hidden']:.2f} % of {r['lines']}")
+    rows, others = check_dates_of_birth(clf, a.per_locale, a.seed, rng)
+    print("\n| dates of birth (classifier, app) | under a label line | after a label |\n|---|---|---|")
+    for name, r in rows:
+        print(f"| {name} | {100 * r['label line']:.0f} % | {100 * r['same line']:.0f} % |")
+    print(f"\nOther dates (issued, expires, ordered) hidden as date_of_birth: {100 * others:.2f} % of {a.per_locale * 4}")
     return 0
 
 
