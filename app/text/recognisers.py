@@ -87,15 +87,22 @@ DOB_CONTEXT = _ctx(r"\b(?:born|birth|dob|d\.o\.b|birthday|geboren|geb\.|geburts\
                    r"|dzim[šs]anas|sünni\w*)")
 PHONE_CONTEXT = _ctx(r"\b(?:tel|phone|mobile|cell|fax|handy|telefon|t[ée]l[ée]phone|portable|m[óo]vil|tel[ée]fono)")
 ID_CONTEXT = _ctx(r"\b(?:ssn|social security|steuer|tax id|personalausweis|ausweis|dni|nie|nif|nir|s[ée]curit[ée] sociale|passport|reisepass|pasaporte|passeport|id no|id number)")
-PASSWORD_CONTEXT = _ctx(r"\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|pwd|passcode|pin)\b\s*[:=]?\s*")
+# "Password" in pl, nl, pt, sv, da, no, fi, cs, hu, it/ro, tr, sl, hr, lt, et
+PASSWORD_CONTEXT = _ctx(r"\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|pwd|passcode|pin|has[łl]o|wachtwoord|senha"
+                        r"|l[öo]senord|adgangskode|passord|salasana|heslo|jelsz[óo]|parola|[şs]ifre|geslo|lozinka|slapta[žz]odis"
+                        r"|parool)\b\s*[:=]?\s*")
 CODE_CONTEXT = _ctx(r"\b(?:code|otp|verification|verify|2fa|one[- ]time|token|bestätigungscode|c[óo]digo|tan)\b")
-USER_CONTEXT = _ctx(r"\b(?:user(?:name)?|login|benutzer(?:name)?|identifiant|usuario|account)\b\s*[:=]\s*")
-USER_LABEL = _ctx(r"\b(?:user ?(?:name|id)?|login|benutzer(?:name)?|identifiant|nom d'utilisateur|usuario|whoami)\b")
+# "User name" in pl, nl, it, pt, sv, da, no, fi, cs, hu, ro, tr, hr, sl, lt, lv, et
+_USER_NAMES = (r"nazwa u[żz]ytkownika|gebruikersnaam|nome utente|nome de usu[áa]rio|anv[äa]ndarnamn|brugernavn|brukernavn"
+               r"|k[äa]ytt[äa]j[äa]tunnus|k[äa]ytt[äa]j[äa]nimi|u[žz]ivatelsk[ée] jm[ée]no|felhaszn[áa]l[óo]n[ée]v|nume de utilizator"
+               r"|kullan[ıi]c[ıi] ad[ıi]|korisni[čc]ko ime|uporabni[šs]ko ime|naudotojo vardas|lietot[āa]jv[āa]rds|kasutajanimi")
+USER_CONTEXT = _ctx(rf"\b(?:user(?:name)?|login|benutzer(?:name)?|identifiant|usuario|account|{_USER_NAMES})\b\s*[:=]\s*")
+USER_LABEL = _ctx(rf"\b(?:user ?(?:name|id)?|login|benutzer(?:name)?|identifiant|nom d'utilisateur|usuario|whoami|{_USER_NAMES})\b")
 SHELL_USER = re.compile(r"(?<![\w.@-])([a-z_][a-z0-9_.\-]{1,31})@(?=[A-Za-z0-9][\w.\-]*(?::|\s|$))")
 USER_TOKEN = re.compile(r"[@\w][\w.\-@]{2,39}")
 # A label that names the field and nothing else: the lone token under or beside it is its value.
 # ("Login" and "User" alone are left out: they also title pages and buttons.)
-USER_FIELD_LABEL = _ctx(r"\s*(?:user ?name|user ?id|benutzername|nom d'utilisateur|usuario|identifiant)\s*:?\s*")
+USER_FIELD_LABEL = _ctx(rf"\s*(?:user ?name|user ?id|benutzername|nom d'utilisateur|usuario|identifiant|{_USER_NAMES})\s*:?\s*")
 SECRET_CONTEXT = _ctx(r"\b(?:api[ _-]?key|secret|token|private key|access key|client secret|bearer)\b")
 CODE_VALUE = re.compile(r"(?<![\d.,])\d{3}[ \-]?\d{3}(?![\d.,])|(?<![\d.,])\d{4,8}(?![\d.,])")
 STREET = re.compile(

@@ -227,3 +227,15 @@ def test_a_date_under_a_birth_label_in_other_languages(text, context, date):
                                            ("Data di scadenza 12.07.2030", ""), ("Vervaldatum 12.07.2030", "")])
 def test_a_date_under_another_label_is_no_birth_date(text, context):
     assert not [s for s in find_pii(text, context) if s.class_name == "date_of_birth"]
+
+
+@pytest.mark.parametrize("label", ["Hasło", "Wachtwoord", "Senha", "Lösenord", "Adgangskode", "Passord", "Salasana", "Heslo", "Jelszó", "Şifre"])
+def test_a_password_after_its_label_in_other_languages(label):
+    text = f"{label}: Tr0ub4dor&3"
+    assert [(text[s.start : s.end], s.score) for s in find_pii(text) if s.class_name == "password"] == [("Tr0ub4dor&3", 0.9)]
+
+
+@pytest.mark.parametrize("label", ["Nazwa użytkownika", "Gebruikersnaam", "Nome utente", "Användarnamn", "Brugernavn",
+                                   "Käyttäjätunnus", "Uživatelské jméno", "Felhasználónév", "Kullanıcı adı"])
+def test_a_user_name_under_its_label_in_other_languages(label):
+    assert [s.score for s in find_pii("j.kowalski88", label) if s.class_name == "username"] == [0.9]

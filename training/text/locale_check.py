@@ -23,6 +23,9 @@ Dates of birth are Faker's ``date_of_birth()`` written d.m.Y, d/m/Y, Y-m-d or d-
 the local label ("Data urodzenia", "Födelsedatum"); their negatives are dates of the same forms
 after labels that are not births (issued, expires, ordered, delivered).
 
+Sign-in fields are Faker passwords and user names under or after the field's label in 16
+languages ("Hasło", "Gebruikersnaam", "Käyttäjätunnus").
+
 Both are reported for the rules alone (no classifier) and for the shipped classifier with them
 (``TextPiiClassifier``, what the app runs).
 """
@@ -197,6 +200,36 @@ def check_dates_of_birth(clf: TextPiiClassifier, n: int, seed: int, rng: np.rand
     return rows, others / (n * 4)
 
 
+CREDENTIAL_LABELS = {
+    "password": ("Password", "Passwort", "Mot de passe", "Contraseña", "Hasło", "Wachtwoord", "Senha", "Lösenord", "Adgangskode",
+                 "Passord", "Salasana", "Heslo", "Jelszó", "Parola", "Şifre", "Lozinka"),
+    "username": ("Username", "Benutzername", "Identifiant", "Usuario", "Nazwa użytkownika", "Gebruikersnaam", "Nome utente",
+                 "Nome de usuário", "Användarnamn", "Brugernavn", "Brukernavn", "Käyttäjätunnus", "Uživatelské jméno",
+                 "Felhasználónév", "Nume de utilizator", "Kullanıcı adı"),
+}  # fmt: skip
+
+
+def check_credentials(clf: TextPiiClassifier, n: int, seed: int) -> list[tuple[str, dict]]:
+    """Per field, the share of values hidden under their label line and after their label, over
+    all the label's languages."""
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    rows = []
+    for field, labels in CREDENTIAL_LABELS.items():
+        hits, total = {"label line": 0, "same line": 0}, 0
+        for label in labels:
+            for _ in range(n):
+                value = fake.password(length=12) if field == "password" else fake.user_name()
+                total += 1
+                for kind, texts in (("label line", [label, value]), ("same line", [f"{label}: {value}"])):
+                    lines, frame = _page(["Sign in"] + texts + ["Forgot your password?"])
+                    line = lines[-2]
+                    need = HIDDEN * len(value) / max(len(line.text), 1)
+                    hits[kind] += _covered(line, read_screen(lines, frame, clf).regions) >= need
+        rows.append((f"{field} ({len(labels)} languages, {total})", {k: v / max(total, 1) for k, v in hits.items()}))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table; returns 0."""
     p = argparse.ArgumentParser(prog="python -m training.text.locale_check", description=__doc__.split("\n\n")[0])
@@ -226,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, r in rows:
         print(f"| {name} | {100 * r['label line']:.0f} % | {100 * r['same line']:.0f} % |")
     print(f"\nOther dates (issued, expires, ordered) hidden as date_of_birth: {100 * others:.2f} % of {a.per_locale * 4}")
+    print("\n| sign-in fields (classifier, app) | under a label line | after a label |\n|---|---|---|")
+    for name, r in check_credentials(clf, max(1, a.per_locale // 4), a.seed):
+        print(f"| {name} | {100 * r['label line']:.1f} % | {100 * r['same line']:.1f} % |")
     return 0
 
 
