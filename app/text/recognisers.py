@@ -150,7 +150,9 @@ FOUR_DIGIT_POSTCODE_CITY = re.compile(rf"(?<![\w\-/.])(?:[A-Z]{{1,2}}-)?\d{{4}}\
 # A whole address on one line without a street type: "Grammova 8, 777 63 Městec Králové".
 NAME_HOUSE_POSTCODE = re.compile(rf"\b{_NAME}\s+{_HOUSE},\s+{EURO_POSTCODE_CITY.pattern}")
 WHOLE_ADDRESS = 0.92  # a street with its postcode-town: above the classifier's override score
-ADDRESS_CONTEXT = _ctx(r"\b(?:address|adresse|anschrift|direcci[óo]n|domicilio|ship to|deliver to|lieferadresse)\b")
+ADDRESS_CONTEXT = _ctx(r"\b(?:address|adresse|anschrift|direcci[óo]n|domicilio|ship to|deliver to|lieferadresse"
+                       # pl/nl/cs/hr, it, pt, sv, fi, hu, ro, da/no
+                       r"|adres|adresa|indirizzo|endere[çc]o|morada|adress|osoite|c[íi]m|adres[ăa]|leveringsadresse)\b")
 
 
 def _spans(pattern: re.Pattern, text: str, cls: str, score: float, name: str, check=None) -> list[PiiSpan]:

@@ -239,3 +239,10 @@ def test_a_password_after_its_label_in_other_languages(label):
                                    "Käyttäjätunnus", "Uživatelské jméno", "Felhasználónév", "Kullanıcı adı"])
 def test_a_user_name_under_its_label_in_other_languages(label):
     assert [s.score for s in find_pii("j.kowalski88", label) if s.class_name == "username"] == [0.9]
+
+
+@pytest.mark.parametrize("label", ["Adres", "Indirizzo", "Endereço", "Adress", "Osoite", "Adresa"])
+def test_a_four_digit_postcode_and_town_under_an_address_label(label):
+    """Four digits and a word are no address alone ("2024 Annual"), but under an address label they are."""
+    assert [s.score for s in find_pii("1017 Amsterdam", label) if s.class_name == "postal_address"] == [0.8]
+    assert not [s for s in find_pii("1017 Amsterdam", "Order") if s.class_name == "postal_address"]
