@@ -86,7 +86,8 @@ DOB_CONTEXT = _ctx(r"\b(?:born|birth|dob|d\.o\.b|birthday|geboren|geb\.|geburts\
                    r"|narozen\w*|narodeni\w*|születés\w*|szül\.|na[șşs]terii|n[ăa]scut|ro[đd]en\w*|rojstva|do[ğg]um|gimimo"
                    r"|dzim[šs]anas|sünni\w*)")
 PHONE_CONTEXT = _ctx(r"\b(?:tel|phone|mobile|cell|fax|handy|telefon|t[ée]l[ée]phone|portable|m[óo]vil|tel[ée]fono)")
-ID_CONTEXT = _ctx(r"\b(?:ssn|social security|steuer|tax id|personalausweis|ausweis|dni|nie|nif|nir|s[ée]curit[ée] sociale|passport|reisepass|pasaporte|passeport|id no|id number)")
+# "NIE" (the Spanish foreigner's number) only in capitals: "nie" is Polish for "not".
+ID_CONTEXT = _ctx(r"\b(?:ssn|social security|steuer|tax id|personalausweis|ausweis|dni|(?-i:NIE)|nif|nir|s[ée]curit[ée] sociale|passport|reisepass|pasaporte|passeport|id no|id number)")
 # "Password" in pl, nl, pt, sv, da, no, fi, cs, hu, it/ro, tr, sl, hr, lt, et
 PASSWORD_CONTEXT = _ctx(r"\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|pwd|passcode|pin|has[łl]o|wachtwoord|senha"
                         r"|l[öo]senord|adgangskode|passord|salasana|heslo|jelsz[óo]|parola|[şs]ifre|geslo|lozinka|slapta[žz]odis"

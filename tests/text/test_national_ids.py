@@ -57,3 +57,10 @@ def test_a_wrong_check_digit_is_no_national_number(text):
 def test_a_number_inside_a_longer_one_is_not_cut_out():
     assert not find_national_ids("PESEL 440514013591", labelled=True)
     assert not find_national_ids("PESEL 44051401359.5", labelled=True)
+
+
+def test_the_polish_word_nie_is_no_identity_label():
+    """"NIE" labels a Spanish number; "nie" in a Polish sentence ("not") labels nothing."""
+    polish = "Zamówienie 44051401359 nie zostało wysłane"
+    assert max(s.score for s in find_pii(polish) if s.class_name == "id_number") < 0.9
+    assert [s.score for s in find_pii("NIE 44051401359") if s.class_name == "id_number"] == [0.95]
