@@ -85,7 +85,8 @@ DOB_CONTEXT = _ctx(r"\b(?:born|birth|dob|d\.o\.b|birthday|geboren|geb\.|geburts\
                    r"|nascita|nat[oa] il|geboorte\w*|urodz\w*|ur\.|nascimento|födelse\w*|född|fødsels\w*|født|syntymä\w*"
                    r"|narozen\w*|narodeni\w*|születés\w*|szül\.|na[șşs]terii|n[ăa]scut|ro[đd]en\w*|rojstva|do[ğg]um|gimimo"
                    r"|dzim[šs]anas|sünni\w*)")
-PHONE_CONTEXT = _ctx(r"\b(?:tel|phone|mobile|cell|fax|handy|telefon|t[ée]l[ée]phone|portable|m[óo]vil|tel[ée]fono)")
+PHONE_CONTEXT = _ctx(r"\b(?:tel|phone|mobil|cell|fax|handy|telefon|t[ée]l[ée]phone|portable|m[óo]vil|tel[ée]fono|tlf|puhelin"
+                     r"|matkapuhelin|mobiel|gsm|kom[óo]rk)")
 # "NIE" (the Spanish foreigner's number) only in capitals: "nie" is Polish for "not".
 ID_CONTEXT = _ctx(r"\b(?:ssn|social security|steuer|tax id|personalausweis|ausweis|dni|(?-i:NIE)|nif|nir|s[ée]curit[ée] sociale|passport|reisepass|pasaporte|passeport|id no|id number)")
 # "Password" in pl, nl, pt, sv, da, no, fi, cs, hu, it/ro, tr, sl, hr, lt, et

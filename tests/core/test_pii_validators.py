@@ -246,3 +246,11 @@ def test_a_four_digit_postcode_and_town_under_an_address_label(label):
     """Four digits and a word are no address alone ("2024 Annual"), but under an address label they are."""
     assert [s.score for s in find_pii("1017 Amsterdam", label) if s.class_name == "postal_address"] == [0.8]
     assert not [s for s in find_pii("1017 Amsterdam", "Order") if s.class_name == "postal_address"]
+
+
+@pytest.mark.parametrize("label", ["Mobil", "Mobiel", "Tlf.", "Puhelin", "Matkapuhelin", "GSM", "Komórka"])
+def test_a_phone_label_in_other_languages_is_phone_context(label):
+    """A number libphonenumber cannot place (a Norwegian mobile read with the default regions) counts
+    as a phone number under such a label, as it does under "Mobile"."""
+    assert [s.class_name for s in find_pii("412 34 567", label)] == ["phone_number"]
+    assert not [s for s in find_pii("412 34 567", "Order") if s.class_name == "phone_number"]

@@ -24,5 +24,5 @@ def test_a_tiny_run_prints_every_table(capsys):
     out = capsys.readouterr().out
     for row in ("| trained locales | one line |", "| unseen locales | two lines |", "| Python stdlib docstrings |",
                 "| pl_PL (PESEL) |", "hidden as id_number",
-                "| pl_PL (Data urodzenia) |", "hidden as date_of_birth", "| password (16 languages", "| username (16 languages"):
+                "| pl_PL (Data urodzenia) |", "hidden as date_of_birth", "| password (16 languages", "| username (16 languages", "Phone numbers under / after a local label"):
         assert row in out

@@ -26,6 +26,9 @@ after labels that are not births (issued, expires, ordered, delivered).
 Sign-in fields are Faker passwords and user names under or after the field's label in 16
 languages ("Hasło", "Gebruikersnaam", "Käyttäjätunnus").
 
+Phone numbers are Faker's ``phone_number()`` of 12 locales under or after a local label ("Mobil",
+"Tlf.", "Puhelin", "Komórka").
+
 Both are reported for the rules alone (no classifier) and for the shipped classifier with them
 (``TextPiiClassifier``, what the app runs).
 """
@@ -230,6 +233,27 @@ def check_credentials(clf: TextPiiClassifier, n: int, seed: int) -> list[tuple[s
     return rows
 
 
+PHONE_LABELS = {"it_IT": "Cellulare", "nl_NL": "Mobiel", "pl_PL": "Komórka", "fi_FI": "Puhelin", "no_NO": "Mobil",
+                "da_DK": "Tlf.", "sv_SE": "Mobilnummer", "hu_HU": "Telefonszám", "pt_PT": "Telemóvel", "ro_RO": "Telefon mobil",
+                "de_AT": "Mobil", "cs_CZ": "Mobil"}  # fmt: skip
+
+
+def check_phone_labels(clf: TextPiiClassifier, n: int, seed: int) -> dict:
+    """Share of phone numbers hidden under and after their local label, over ``PHONE_LABELS``."""
+    hits, total = {"label line": 0, "same line": 0}, 0
+    for locale, label in PHONE_LABELS.items():
+        fake = Faker(locale)
+        fake.seed_instance(seed)
+        for _ in range(n):
+            number = fake.phone_number()
+            total += 1
+            for kind, texts in (("label line", [label, number]), ("same line", [f"{label}: {number}"])):
+                lines, frame = _page(["Kontakt"] + texts + ["Last updated"])
+                line = lines[-2]
+                hits[kind] += _covered(line, read_screen(lines, frame, clf).regions) >= HIDDEN * len(number) / max(len(line.text), 1)
+    return {"numbers": total, **{k: v / max(total, 1) for k, v in hits.items()}}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table; returns 0."""
     p = argparse.ArgumentParser(prog="python -m training.text.locale_check", description=__doc__.split("\n\n")[0])
@@ -262,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\n| sign-in fields (classifier, app) | under a label line | after a label |\n|---|---|---|")
     for name, r in check_credentials(clf, max(1, a.per_locale // 4), a.seed):
         print(f"| {name} | {100 * r['label line']:.1f} % | {100 * r['same line']:.1f} % |")
+    r = check_phone_labels(clf, max(1, a.per_locale // 2), a.seed)
+    print(f"\nPhone numbers under / after a local label ({len(PHONE_LABELS)} locales, {r['numbers']}): "
+          f"{100 * r['label line']:.1f} % / {100 * r['same line']:.1f} %")
     return 0
 
 
