@@ -1,6 +1,6 @@
-"""``python -m training.text.locale_check``: how much of a postal address and of a national
-identity number the app's text reading hides, per locale, and how often it calls ordinary text an
-address or an identity number.
+"""``python -m training.text.locale_check``: how much of the personal text of other languages the
+app's text reading hides (postal addresses, national identity numbers, dates of birth, sign-in
+fields, phone numbers), per locale, and how often it hides ordinary text as such.
 
 Positives are Faker addresses (``faker.address()``) in the locales the text classifier was trained
 on (``training.synth.fakedata.LOCALES``) and in locales it never saw, read the way screens show
@@ -29,8 +29,8 @@ languages ("Hasło", "Gebruikersnaam", "Käyttäjätunnus").
 Phone numbers are Faker's ``phone_number()`` of 12 locales under or after a local label ("Mobil",
 "Tlf.", "Puhelin", "Komórka").
 
-Both are reported for the rules alone (no classifier) and for the shipped classifier with them
-(``TextPiiClassifier``, what the app runs).
+Addresses are reported for the rules alone (no classifier) and for the shipped classifier with
+them (``TextPiiClassifier``, what the app runs); the rest for the classifier with the rules only.
 """
 
 from __future__ import annotations
