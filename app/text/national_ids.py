@@ -93,6 +93,9 @@ FORMS: tuple[IdForm, ...] = (
 )
 
 
+MIN_DIGITS = 6  # the fewest digits any form holds (a NINO's six): a line with fewer holds none
+
+
 def find_national_ids(text: str, labelled: bool) -> list[tuple[int, int, float, str]]:
     """``(start, end, score, form name)`` of each valid national number in ``text``; ``labelled``:
     a label naming such a number is on the line or just above it (``LABELS``)."""

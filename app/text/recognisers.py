@@ -16,6 +16,7 @@ import phonenumbers
 from app.core import pii_validators as v
 from app.text.names import find_names
 from app.text.national_ids import LABELS as NATIONAL_ID_LABELS
+from app.text.national_ids import MIN_DIGITS as MIN_NATIONAL_DIGITS
 from app.text.national_ids import find_national_ids
 
 PHONE_REGIONS = ("US", "GB", "DE", "FR", "ES")
@@ -281,8 +282,9 @@ def national_ids(text: str, ctx: str) -> list[PiiSpan]:
     spans += _spans(MRZ, text, "id_number", 0.9, "mrz")
     if DOC_NUMBER_CONTEXT.search(ctx) or DOC_NUMBER_CONTEXT.search(text):
         spans += _spans(DOC_NUMBER, text, "id_number", 0.9, "doc_number")
-    labelled = context or bool(NATIONAL_ID_LABELS.search(text) or NATIONAL_ID_LABELS.search(ctx))
-    spans += [PiiSpan(s, e, "id_number", score, name) for s, e, score, name in find_national_ids(text, labelled)]
+    if sum(ch.isdigit() for ch in text) >= MIN_NATIONAL_DIGITS:
+        labelled = context or bool(NATIONAL_ID_LABELS.search(text) or NATIONAL_ID_LABELS.search(ctx))
+        spans += [PiiSpan(s, e, "id_number", score, name) for s, e, score, name in find_national_ids(text, labelled)]
     return spans
 
 
@@ -344,6 +346,8 @@ def addresses(text: str, ctx: str) -> list[PiiSpan]:
     for a postcode-town without a street or an address label); a street and its postcode-town on
     one line ("ul. Długa 14/3, 00-238 Warszawa"), or a postcode-town under a street line, is a
     whole address: a hard override (``street_postcode``, 0.92) from the street's start to the town."""
+    if not any(ch.isdigit() for ch in text):  # every form holds a house number or a postcode
+        return []
     context = bool(ADDRESS_CONTEXT.search(text) or ADDRESS_CONTEXT.search(ctx))
     streets = _spans(STREET, text, "postal_address", 0.85, "street") + _spans(EURO_STREET, text, "postal_address", 0.85, "street")
     strong = bool(streets) or context
