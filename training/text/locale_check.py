@@ -135,6 +135,19 @@ OTHER_LABELS = ("Order", "Invoice no.", "Tracking number", "Reference", "Ticket"
 ID_CLASS = frozenset({"id_number"})
 
 
+def _layouts(label: str, value: str) -> tuple[tuple[str, list[str]], ...]:
+    """A labelled value as forms show it: the label on the line above, or before it on one line."""
+    return ("label line", [label, value]), ("same line", [f"{label}: {value}"])
+
+
+def _value_hidden(clf: TextPiiClassifier, heading: str, texts: list[str], footer: str, value: str) -> bool:
+    """Whether ``value``, the last of ``texts`` on a page between ``heading`` and ``footer``, is
+    hidden: boxes cover ``HIDDEN`` of its share of its line's width."""
+    lines, frame = _page([heading] + texts + [footer])
+    line = lines[-2]
+    return _covered(line, read_screen(lines, frame, clf).regions) >= HIDDEN * len(value) / max(len(line.text), 1)
+
+
 def check_ids(clf: TextPiiClassifier, n: int, seed: int) -> list[tuple[str, dict]]:
     """Per locale: share of identity numbers hidden under a label line, after a label on the same
     line, and bare."""
@@ -145,11 +158,8 @@ def check_ids(clf: TextPiiClassifier, n: int, seed: int) -> list[tuple[str, dict
         hits = {"label line": 0, "same line": 0, "bare": 0}
         for _ in range(n):
             number = fake.ssn()
-            for kind, texts in (("label line", [label, number]), ("same line", [f"{label}: {number}"]), ("bare", ["Profile", number])):
-                lines, frame = _page(["Account details"] + texts + ["Last updated yesterday"])
-                line = lines[-2]
-                share = len(number) / max(len(line.text), 1)
-                hits[kind] += _covered(line, read_screen(lines, frame, clf).regions) >= HIDDEN * share
+            for kind, texts in _layouts(label, number) + (("bare", ["Profile", number]),):
+                hits[kind] += _value_hidden(clf, "Account details", texts, "Last updated yesterday", number)
         rows.append((f"{locale} ({label})", {k: v / n for k, v in hits.items()}))
     return rows
 
@@ -188,10 +198,8 @@ def check_dates_of_birth(clf: TextPiiClassifier, n: int, seed: int, rng: np.rand
         hits = {"label line": 0, "same line": 0}
         for _ in range(n):
             date = fake.date_of_birth().strftime(str(rng.choice(DATE_FORMATS)))
-            for kind, texts in (("label line", [label, date]), ("same line", [f"{label}: {date}"])):
-                lines, frame = _page(["Personal details"] + texts + ["Last updated yesterday"])
-                line = lines[-2]
-                hits[kind] += _covered(line, read_screen(lines, frame, clf).regions) >= HIDDEN * len(date) / max(len(line.text), 1)
+            for kind, texts in _layouts(label, date):
+                hits[kind] += _value_hidden(clf, "Personal details", texts, "Last updated yesterday", date)
         rows.append((f"{locale} ({label})", {k: v / n for k, v in hits.items()}))
     fake = Faker("en_US")
     fake.seed_instance(seed)
@@ -224,11 +232,8 @@ def check_credentials(clf: TextPiiClassifier, n: int, seed: int) -> list[tuple[s
             for _ in range(n):
                 value = fake.password(length=12) if field == "password" else fake.user_name()
                 total += 1
-                for kind, texts in (("label line", [label, value]), ("same line", [f"{label}: {value}"])):
-                    lines, frame = _page(["Sign in"] + texts + ["Forgot your password?"])
-                    line = lines[-2]
-                    need = HIDDEN * len(value) / max(len(line.text), 1)
-                    hits[kind] += _covered(line, read_screen(lines, frame, clf).regions) >= need
+                for kind, texts in _layouts(label, value):
+                    hits[kind] += _value_hidden(clf, "Sign in", texts, "Forgot your password?", value)
         rows.append((f"{field} ({len(labels)} languages, {total})", {k: v / max(total, 1) for k, v in hits.items()}))
     return rows
 
@@ -247,10 +252,8 @@ def check_phone_labels(clf: TextPiiClassifier, n: int, seed: int) -> dict:
         for _ in range(n):
             number = fake.phone_number()
             total += 1
-            for kind, texts in (("label line", [label, number]), ("same line", [f"{label}: {number}"])):
-                lines, frame = _page(["Kontakt"] + texts + ["Last updated"])
-                line = lines[-2]
-                hits[kind] += _covered(line, read_screen(lines, frame, clf).regions) >= HIDDEN * len(number) / max(len(line.text), 1)
+            for kind, texts in _layouts(label, number):
+                hits[kind] += _value_hidden(clf, "Kontakt", texts, "Last updated", number)
     return {"numbers": total, **{k: v / max(total, 1) for k, v in hits.items()}}
 
 
