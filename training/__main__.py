@@ -1,4 +1,4 @@
-"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base | text-classifier | calibrate | merge | candidate."""
+"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base | text-classifier | calibrate | merge | candidate | soup."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ COMMANDS = {
     "calibrate": "training.calibrate",
     "merge": "training.merge",
     "candidate": "training.candidate",
+    "soup": "training.soup",
 }
 
 
