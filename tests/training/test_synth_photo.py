@@ -12,6 +12,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from training.synth import lookmatch, real  # noqa: E402
+from training.synth import objects as ob  # noqa: E402
 from training.synth import scenes_objects as so  # noqa: E402
 from training.synth import scenes_screen as sc  # noqa: E402
 from training.synth import scenes_street as ss  # noqa: E402
@@ -215,3 +216,24 @@ def test_fully_synthetic_scenes_use_no_real_background():
         real.used_backgrounds.clear()
         fn(np.random.default_rng(3))
         assert real.used_backgrounds == []
+
+
+def test_handwritten_pages_label_only_a_signature_set_apart_from_unlabelled_rows():
+    from training.synth.generators import GENERATORS
+
+    assert GENERATORS["handwritten_scan"].classes == frozenset({"signature"})
+    signed = unsigned = 0
+    for seed in range(12):
+        page, labels = ob.obj_handwritten_note(np.random.default_rng(seed))
+        assert [c for c, _ in labels] in ([], ["signature"])
+        ink = page.min(axis=2) < 140  # pen strokes on paper (ruled lines are lighter)
+        outside = ink.copy()
+        for _, (x0, y0, x1, y1) in labels:
+            outside[int(y0) : int(y1) + 1, int(x0) : int(x1) + 1] = False
+            assert ink[: int(y0)].sum() > 5 * ink[int(y0) : int(y1) + 1, int(x0) : int(x1) + 1].sum()  # rows above it
+        assert outside.sum() > 2000  # the rows of writing are there, unlabelled
+        signed, unsigned = signed + bool(labels), unsigned + (not labels)
+    assert signed and unsigned
+    img, labels = so.handwritten_scan(np.random.default_rng(3))
+    H, W = img.shape[:2]
+    assert all(0 <= b[0] < b[2] <= W and 0 <= b[1] < b[3] <= H for _, b in labels)

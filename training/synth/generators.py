@@ -101,6 +101,7 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("screens_cards", scards.render_cards_page, scards.CARDS_CLASSES, 1.0, 0.15),
     Generator("photo_documents", photo_documents, frozenset(DOC_OBJECTS) | {"person_name", "signature"}, 4.0, 0.55),
     Generator("photo_street", photo_street, frozenset(STREET_OBJECTS), 2.2, 0.5),
+    Generator("handwritten_scan", so.handwritten_scan, frozenset({"signature"}), 0.25, 0.8),
     Generator("screen_photo", screen_photo, frozenset(), 0.6, 0.6),
     Generator("sign_closeup", ss.sign_closeup, frozenset(), 0.35, 1.0),
     Generator("street_blade_signs", ss.blade_signs, frozenset({"shop_sign", "house_number"}), 0.1, 0.5),  # small share: see models/README.md, twenty-sixth session

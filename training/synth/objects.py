@@ -280,6 +280,41 @@ def obj_paper_document(rng):
     return c.finish()
 
 
+def obj_handwritten_note(rng):
+    """A handwritten page (a note, a letter, class notes): rows of joined-up words drawn with the
+    same strokes as ``signature``, unlabelled, so that handwriting in rows is not a signature; some
+    pages end with a real signature, labelled, set apart under the last row."""
+    w, h = (850, 1100) if rng.random() < 0.6 else (600, 800)
+    paper = str(rng.choice(["#ffffff", "#fbfaf4", "#fdf6c3", "#f4f1e8"]))
+    c = Canvas(w, h, paper)
+    row = rng.uniform(26, 46)
+    if rng.random() < 0.5:  # ruled paper
+        rule = QColor(str(rng.choice(["#9ec5e8", "#b8c9d9", "#c9c9c9"])))
+        c.p.setPen(QPen(rule, 1.2))
+        for yy in np.arange(row * 2, h - row * 0.5, row):
+            c.p.drawLine(QPointF(0, yy), QPointF(w, yy))
+    ink = str(rng.choice(["#1a237e", "#0d47a1", "#111111", "#263238", "#3e2723"]))
+    margin = rng.uniform(40, 90)
+    rows = int(rng.integers(4, max(5, int((h - 3 * row) / row) - 2)))
+    y = row * rng.uniform(1.2, 2.0)
+    for _ in range(rows):
+        x = margin + (rng.uniform(20, 60) if rng.random() < 0.15 else 0)  # an indented paragraph start
+        end = w - margin * rng.uniform(0.5, 1.5)
+        while x < end - row:
+            word = min(end - x, row * rng.uniform(1.0, 4.0))
+            c.p.setPen(QPen(QColor(ink), rng.uniform(1.5, 3.0)))
+            c.p.setBrush(QColor(0, 0, 0, 0))
+            c.p.drawPath(cursive_path(x, y + row * 0.2, word, row * rng.uniform(0.55, 0.75), rng))
+            x += word + row * rng.uniform(0.3, 0.7)
+        y += row
+        if y > h - 3 * row:
+            break
+    if rng.random() < 0.3 and y < h - 3 * row:  # a signature is set apart and larger than the writing
+        sw = rng.uniform(160, 260)
+        signature(c, w - margin - sw if rng.random() < 0.5 else margin, y + row * rng.uniform(0.8, 1.5), sw, row * 2.2, rng, ink)
+    return c.finish()
+
+
 def obj_license_plate(rng, eu: bool | None = None):
     """EU-style (long) or US-style plate with a random registration (``eu`` None: drawn at random)."""
     eu = bool(rng.random() < 0.6) if eu is None else eu
@@ -386,4 +421,5 @@ OBJECTS = {
     "ticket": obj_ticket, "shipping_label": obj_shipping_label, "paper_document": obj_paper_document,
     "license_plate": obj_license_plate, "street_sign": obj_street_sign, "house_number": obj_house_number,
     "shop_sign": obj_shop_sign, "qr_code": obj_qr_sticker, "barcode": obj_barcode_label,
+    "handwritten_note": obj_handwritten_note,
 }

@@ -17,9 +17,11 @@ from .composite import Background, paste_layer, real_background
 from .placement import Placed, boxes_of, homography, plane_quad, pose_quad, rect, transform
 
 WIDTH_MM = {"payment_card": 85.6, "id_card": 85.6, "passport": 125.0, "receipt": 80.0, "ticket": 200.0,
-            "shipping_label": 100.0, "paper_document": 210.0, "qr_code": 55.0, "barcode": 70.0}
+            "shipping_label": 100.0, "paper_document": 210.0, "qr_code": 55.0, "barcode": 70.0,
+            "handwritten_note": 180.0}
 THEMES = (("payment_card", "id_card", "passport"), ("receipt", "ticket", "qr_code", "barcode", "payment_card"),
-          ("paper_document", "shipping_label", "receipt", "id_card"), ("paper_document", "receipt", "ticket", "passport"))
+          ("paper_document", "shipping_label", "receipt", "id_card", "handwritten_note"),
+          ("paper_document", "receipt", "ticket", "passport", "handwritten_note"))
 HELD = ("id_card", "payment_card", "passport", "ticket")
 BLURRED_BACKDROPS = frozenset({"facade_shop_signs", "rf_building_numbers", "oi_plates", "rf_qr_xcerno30"})
 
@@ -76,6 +78,23 @@ def table_documents(rng: np.random.Generator):
     view = [Placed([(c, transform(p, V)) for c, p in l.polys], cv2.warpPerspective(l.mask, V, (W, H), flags=cv2.INTER_NEAREST))
             for l in layers]
     return _shoot(img, lookmatch.random_look(rng), rng), boxes_of(view, W, H)
+
+
+def handwritten_scan(rng: np.random.Generator):
+    """A handwritten page scanned or photographed from above, filling most of the frame (rows of
+    handwriting unlabelled; a signature under them, when the page has one, labelled)."""
+    page, labels = ob.obj_handwritten_note(rng)
+    ph, pw = page.shape[:2]
+    H = int(rng.integers(900, 1500))
+    W = int(H * pw / ph * rng.uniform(0.95, 1.2))
+    plain = props.plain(rng, H // 4, W // 4)
+    bg = cv2.resize(plain, (W, H))
+    size = max(W, H) * rng.uniform(0.85, 1.0) * max(pw, ph) / max(pw, ph)
+    quad = pose_quad(pw, ph, (W * rng.uniform(0.45, 0.55), H * rng.uniform(0.45, 0.55)), size,
+                     yaw=rng.normal(0, 0.08), pitch=rng.normal(0, 0.08), roll=rng.normal(0, 0.03), distance=rng.uniform(3, 6))
+    look = lookmatch.random_look(rng)
+    img, layer = paste_layer(bg, page, quad, labels, look, rng)
+    return lookmatch.finish(img, look), boxes_of([layer], W, H)
 
 
 def _shoot(img: np.ndarray, look: lookmatch.Look, rng: np.random.Generator) -> np.ndarray:
