@@ -40,6 +40,8 @@ def add_detection_args(parser: argparse.ArgumentParser, scope: str = "images") -
                    help="switch off shop-sign and house-number boxes from the size and layout of the OCR's text lines in photos")
     g.add_argument("--no-text-signatures", action="store_true",
                    help="switch off signature boxes from the OCR's text lines (tall, badly read lines among a page's print)")
+    g.add_argument("--no-name-pictures", action="store_true",
+                   help="switch off avatar boxes for the picture just before a name the OCR read on a screen")
     g.add_argument("--text-model", type=Path, metavar="NPZ",
                    help="the text-PII classifier file to use instead of the shipped models/text-pii.npz (e.g. a candidate to compare)")
     g.add_argument("--people", action="store_true",
@@ -75,6 +77,7 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
         ocr_signs=not getattr(args, "no_text_signs", False),
         ocr_shop_signs=not getattr(args, "no_text_shop_signs", False),
         ocr_signatures=not getattr(args, "no_text_signatures", False),
+        ocr_name_pictures=not getattr(args, "no_name_pictures", False),
         text_model=getattr(args, "text_model", None),
     )
 

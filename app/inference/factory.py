@@ -37,6 +37,7 @@ class DetectorConfig:
     ocr_signs: bool = True  # street-name signs from the OCR's lines in photos (signs_text)
     ocr_shop_signs: bool = True  # shop signs and house numbers from the OCR's lines in photos (shop_signs_text)
     ocr_signatures: bool = True  # handwritten signatures among a page's printed lines (signatures_text)
+    ocr_name_pictures: bool = True  # the picture just before a name read on a screen, as an avatar (name_pictures)
     text_model: Path | None = None  # the text-PII classifier file; None: models/text-pii.npz
 
 
@@ -138,6 +139,7 @@ def _load_ocr(config: DetectorConfig) -> Detector:
 
     settings = OcrSettings(plates=config.ocr_plates, documents=config.ocr_documents, signs=config.ocr_signs,
                            shop_signs=config.ocr_shop_signs, signatures=config.ocr_signatures,
+                           name_pictures=config.ocr_name_pictures,
                            classifier_path=config.text_model)
     return OcrPiiDetector.from_package(config.providers, settings)
 

@@ -31,6 +31,7 @@ from app.text.lines import TextLine
 from app.text.model import TextModelError, load_model
 from app.text.screen import ScreenReading, read_screen, refine
 from app.inference.documents_text import DOCUMENT_REGION_CLASSES, attach_portraits, document_candidates
+from app.inference.name_pictures import PICTURE_CLASS, name_pictures
 from app.inference.plates_text import PLATE_CLASSES, confirm_plates, drop_road_sign_objects, plate_candidates, plate_text
 from app.inference.shop_signs_text import SHOP_SIGN_CLASSES, drop_parts_of_objects, house_number_text, shop_sign_candidates
 from app.inference.signatures_text import SIGNATURE_CLASSES, signature_candidates
@@ -69,6 +70,7 @@ class OcrSettings:
     signs: bool = True  # street-name signs from the lines read in photos (signs_text)
     shop_signs: bool = True  # shop signs and house numbers from the lines' layout in photos (shop_signs_text)
     signatures: bool = True  # handwritten signatures among a page's printed lines (signatures_text)
+    name_pictures: bool = True  # the picture just before a name read on a screen, as an avatar (name_pictures)
 
 
 @dataclass(frozen=True)
@@ -222,10 +224,11 @@ class OcrPiiDetector:
         """The taxonomy's on-screen text PII classes, plus those of the enabled specialists that read
         the same lines: ``license_plate`` (``plates``), document regions (``documents``),
         ``street_sign`` (``signs``), ``shop_sign`` / ``house_number`` (``shop_signs``) and
-        ``signature`` (``signatures``)."""
+        ``signature`` (``signatures``), ``avatar`` (``name_pictures``)."""
         extra = ((PLATE_CLASSES if self.settings.plates else ()) + (DOCUMENT_REGION_CLASSES if self.settings.documents else ())
                  + (SIGN_CLASSES if self.settings.signs else ()) + (SHOP_SIGN_CLASSES if self.settings.shop_signs else ())
-                 + (SIGNATURE_CLASSES if self.settings.signatures else ()))  # fmt: skip
+                 + (SIGNATURE_CLASSES if self.settings.signatures else ())
+                 + ((PICTURE_CLASS,) if self.settings.name_pictures else ()))  # fmt: skip
         return TEXT_PII + tuple(c for c in dict.fromkeys(extra) if c not in TEXT_PII)
 
     @property
@@ -270,6 +273,8 @@ class OcrPiiDetector:
         extra = [find(self.specialist_lines(flag), frame) for flag, find in SPECIALISTS if getattr(self.settings, flag)]
         if extra:
             found = concat([found, *extra], self.class_names)
+        if self.settings.name_pictures:
+            found = concat([found, name_pictures(found, frame, self.class_names)], self.class_names)
         seconds = time.perf_counter() - t0
         self.last_run = OcrRunInfo(len(lines), not_read + non_latin, non_latin, len(found), seconds)
         if not_read or non_latin:

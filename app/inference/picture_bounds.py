@@ -64,11 +64,18 @@ def picture_in_box(frame: np.ndarray, xyxy) -> tuple[float, float, float, float]
     return float(px0), float(py0), float(px1), float(py1)
 
 
-def _picture(frame: np.ndarray, seed, reach: float) -> tuple[int, int, int, int] | None:
+def picture_in_window(frame: np.ndarray, seed, reach: float, min_fill: float) -> tuple[int, int, int, int] | None:
+    """Frame-pixel bounds (xyxy) of the compact picture on flat colour that reaches into ``seed``
+    (xyxy), looked for up to ``reach`` px beyond it, whose differing pixels fill at least
+    ``min_fill`` of its box (a photo or a disc, not an outline icon); ``None`` if there is none."""
+    return _picture(frame, seed, reach, min_fill)
+
+
+def _picture(frame: np.ndarray, seed, reach: float, min_fill: float = 0.0) -> tuple[int, int, int, int] | None:
     """Frame-pixel bounds of the compact, square or round blob that differs from the flat colour
     around the ``seed`` box (xyxy) and holds most of its differing pixels, looked for in a window
     ``reach`` px beyond the seed; ``None`` unless the blob ends inside the window (or at the
-    frame's border) and flat colour rings it."""
+    frame's border), flat colour rings it and it fills ``min_fill`` of its box."""
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = seed
     wx0, wy0 = int(max(0, np.floor(x0 - reach))), int(max(0, np.floor(y0 - reach)))
@@ -96,7 +103,9 @@ def _picture(frame: np.ndarray, seed, reach: float) -> tuple[int, int, int, int]
     if not len(ids):
         return None
     blob = int(ids[np.argmax(counts)])
-    bx, by, bw, bh = (int(v) for v in stats[blob, :4])
+    bx, by, bw, bh, area = (int(v) for v in stats[blob, :5])
+    if area < min_fill * bw * bh:
+        return None
     touches = (bx <= 0 and wx0 > 0) or (by <= 0 and wy0 > 0) or \
         (bx + bw >= win.shape[1] and wx1 < w) or (by + bh >= win.shape[0] and wy1 < h)  # fmt: skip
     if touches or not _square(bw, bh, cut_side=(bx <= 0 and wx0 == 0) or (bx + bw >= win.shape[1] and wx1 == w)):
