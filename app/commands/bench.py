@@ -17,6 +17,7 @@ from app.commands.common import add_detection_args, load_detectors, policy_from_
 from app.core.detections import concat
 from app.core.errors import VpdError
 from app.core.pipeline import Pipeline
+from app.inference.name_pictures import NAME_CLASSES, name_pictures
 from app.inference.ocr_rapid import SPECIALISTS
 from app.inference.vpd_detector import VpdDetector
 from app.text.screen import read_screen
@@ -127,6 +128,8 @@ def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
         row = text_reading_row(ocr, shot, args.repeat)
         if row:
             print(row)
+        if getattr(ocr.settings, "name_pictures", False):
+            print(name_pictures_row(ocr, shot, args.repeat))
     slow = any(d.name == "ocr" for d in built.detectors)  # OCR takes seconds per frame on CPU
     for w, h in ((sw, sh), (3840, 2160)):
         frame = synthetic_screenshot(w, h)
@@ -142,6 +145,16 @@ def _figures(args: argparse.Namespace, built, pipeline: Pipeline) -> None:
                  f"{statistics.median(firsts[1:] or firsts):.2f} s wall" if firsts else "")  # fmt: skip
         print(f"end-to-end {w}x{h} screenshot (detect{'' if args.no_tiling else ' with tiling'} + redact): "
               f"{timing.text()} (median of {reps}){first}")  # fmt: skip
+
+
+def name_pictures_row(ocr, frame: np.ndarray, repeat: int) -> str:
+    """The bench row of ``name_pictures`` (the picture before each name read) on the names that
+    ``ocr``'s last ``detect`` read in ``frame``."""
+    found = read_screen(list(ocr.last_lines), frame, getattr(ocr, "classifier", None)).detections()
+    took = measure(lambda: name_pictures(found, frame, ocr.class_names), repeat)
+    names = sum(label in NAME_CLASSES for label in found.labels)
+    return (f"text names' pictures (the picture before each of {names} names read; inside ocr) per "
+            f"{frame.shape[1]}x{frame.shape[0]} screenshot: {took.text('ms')} (median of {took.runs})")  # fmt: skip
 
 
 def text_reading_row(ocr, frame: np.ndarray, repeat: int) -> str | None:

@@ -93,3 +93,22 @@ def test_bench_text_row_gives_a_cost_per_ocr_line_in_ms():
         wall_line, cpu_line, wall_frame = (float(v) for v in m.groups())
         assert wall_line > 0 and cpu_line >= 0 and wall_frame >= wall_line
     assert text_reading_row(SimpleNamespace(last_lines=[], classifier=None), frame, 2) is None  # nothing read: no row
+
+
+def test_bench_names_pictures_row_counts_the_names_read():
+    import re
+    from types import SimpleNamespace
+
+    from app.commands.bench import name_pictures_row
+    from app.core.policy import TEXT_PII
+    from app.text.lines import TextLine
+
+    def line(text, y):
+        return TextLine(text, np.array([[120, y], [120 + 11 * len(text), y], [120 + 11 * len(text), y + 22], [120, y + 22]], np.float32), 0.98)
+
+    lines = [line("Name: Anna Schmidt", 30), line("E-mail: anna.schmidt@example.org", 80)]
+    frame = np.full((300, 500, 3), 255, np.uint8)
+    holder = SimpleNamespace(last_lines=lines, classifier=None, class_names=TEXT_PII + ("avatar",))
+    row = name_pictures_row(holder, frame, repeat=2)
+    m = re.search(r"before each of (\d+) names read; inside ocr\) per 500x300 screenshot: ([0-9.]+) ms wall", row)
+    assert m and int(m.group(1)) == 1, row
