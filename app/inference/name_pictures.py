@@ -7,7 +7,7 @@ it, is that person's avatar, whatever it shows: a washed-out photo, a cartoon, i
 Such a picture is hidden as ``avatar`` even when no face was found in it.
 
 What counts as a picture is what an avatar is, not figures fitted to a data set: square or round
-(aspect 3:4 to 4:3, ``picture_bounds``), one to ``MAX_SIDE`` name heights tall, within ``MAX_GAP``
+(aspect 3:4 to 4:3, ``picture_bounds``), ``MIN_SIDE`` to ``MAX_SIDE`` name heights tall, within ``MAX_GAP``
 name heights of the name, its box mostly filled (a photo or a disc; an outline icon is mostly
 background) and its middle not one flat colour (a coloured chip is no one's picture), ringed by flat colour. In a photograph nothing is flat round a blob, so nothing is found.
 """
@@ -22,7 +22,7 @@ from app.inference.picture_bounds import TOLERANCE, picture_in_window
 NAME_CLASSES = ("person_name", "username")
 PICTURE_CLASS = "avatar"
 MAX_SIDE = 4.5  # picture side / name height (a two-line list row's avatar is about three)
-MIN_SIDE = 1.0
+MIN_SIDE = 1.25  # an avatar is clearly taller than the name's letters (a label such as "cc:" before a name is not)
 MAX_GAP = 1.5  # gap between picture and name / name height
 MIN_FILL = 0.45  # differing pixels / picture box (a disc fills 0.79 of its box)
 MIN_CONTENT = 0.05  # share of the picture's middle that is not its main colour (a photo, letters)

@@ -53,7 +53,7 @@ def test_the_picture_before_a_name_is_found_whole(picture, bg):
     assert abs(found[1] - (cy - side / 2)) <= 3 and abs(found[3] - (cy + side / 2)) <= 3
 
 
-@pytest.mark.parametrize("case", ["icon", "chip", "nothing", "far", "tiny", "photograph"])
+@pytest.mark.parametrize("case", ["icon", "chip", "nothing", "far", "tiny", "line_high", "photograph"])
 def test_no_picture_where_there_is_no_avatar_before_the_name(case):
     if case == "photograph":
         frame = _texture(400, 900, seed=5)
@@ -61,6 +61,8 @@ def test_no_picture_where_there_is_no_avatar_before_the_name(case):
         frame = _row("photo", left=0, side=60)
     elif case == "tiny":  # a bullet or status dot, smaller than the letters
         frame = _row("initials", left=170, side=20)
+    elif case == "line_high":  # a mark no taller than the name's line (an emoji, a label such as "cc:")
+        frame = _row("initials", left=145, side=46)
     else:
         frame = _row(case)
     assert picture_before_name(frame, NAME) is None
