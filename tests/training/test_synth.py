@@ -79,9 +79,11 @@ def test_text_labels_lie_on_drawn_ink(name):
 def test_each_generator_labels_what_it_claims():
     for g in GENERATORS.values():
         seen: set[str] = set()
-        for seed in range(12):
+        for seed in range(32):  # at least 12 scenes; rare classes (an ID card among table documents) may need more
             _, labels = g.fn(np.random.default_rng(seed))
             seen |= {c for c, _ in labels}
+            if seed >= 11 and g.classes <= seen:
+                break
         assert g.classes <= seen, (g.name, sorted(g.classes - seen))
         assert seen <= set(CLASS_NAMES)
 
