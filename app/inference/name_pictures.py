@@ -2,14 +2,15 @@
 
 Interfaces put a person's picture just left of their name (contact and call lists, chats, comment
 threads, an account menu). Where the reading found a name or user name, a compact picture on flat
-interface colour that ends just before it, at least as tall as the name and vertically level with
+interface colour that ends just before it, clearly taller than the name and vertically level with
 it, is that person's avatar, whatever it shows: a washed-out photo, a cartoon, initials on a disc.
 Such a picture is hidden as ``avatar`` even when no face was found in it.
 
 What counts as a picture is what an avatar is, not figures fitted to a data set: square or round
-(aspect 3:4 to 4:3, ``picture_bounds``), ``MIN_SIDE`` to ``MAX_SIDE`` name heights tall, within ``MAX_GAP``
-name heights of the name, its box mostly filled (a photo or a disc; an outline icon is mostly
-background) and its middle not one flat colour (a coloured chip is no one's picture), ringed by flat colour. In a photograph nothing is flat round a blob, so nothing is found.
+(aspect 3:4 to 4:3, ``picture_bounds``), ``MIN_SIDE`` to ``MAX_SIDE`` name heights tall, within
+``MAX_GAP`` name heights of the name, its box mostly filled (a photo or a disc; an outline icon is
+mostly background) and its middle not one flat colour (a coloured chip is no one's picture), ringed
+by flat colour. In a photograph nothing is flat round a blob, so nothing is found.
 """
 
 from __future__ import annotations
