@@ -87,9 +87,8 @@ def handwritten_scan(rng: np.random.Generator):
     ph, pw = page.shape[:2]
     H = int(rng.integers(900, 1500))
     W = int(H * pw / ph * rng.uniform(0.95, 1.2))
-    plain = props.plain(rng, H // 4, W // 4)
-    bg = cv2.resize(plain, (W, H))
-    size = max(W, H) * rng.uniform(0.85, 1.0) * max(pw, ph) / max(pw, ph)
+    bg = cv2.resize(props.plain(rng, H // 4, W // 4), (W, H))  # a desk or a scanner's lid
+    size = max(W, H) * rng.uniform(0.85, 1.0)  # the page fills most of the frame
     quad = pose_quad(pw, ph, (W * rng.uniform(0.45, 0.55), H * rng.uniform(0.45, 0.55)), size,
                      yaw=rng.normal(0, 0.08), pitch=rng.normal(0, 0.08), roll=rng.normal(0, 0.03), distance=rng.uniform(3, 6))
     look = lookmatch.random_look(rng)
