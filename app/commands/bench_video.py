@@ -66,6 +66,8 @@ def add_parser(sub) -> None:
                    help="comma list of seconds added per detector call in the live leak check (default: %(default)s)")
     p.add_argument("--live-full-look-every", type=int, default=LiveOptions.full_look_every, metavar="N",
                    help="pan-live: full face look on every N-th tick, quick looks between (default: %(default)s)")
+    p.add_argument("--live-ocr-nice", type=int, default=LiveOptions.ocr_priority_step, metavar="N",
+                   help="pan-live: raise the OCR worker's nice value by N (default: %(default)s)")
     p.add_argument("--live-ab", action="store_true",
                    help="live leak check also without the moving-object sweep, alternating (before/after)")
     p.add_argument("--drop", type=float, default=0.3, help="fraction of detector calls dropped at random (default: %(default)s)")
@@ -112,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
                 bench_pan_export(clips, work, deface, args.repeats, args.export_variant, model)
             if "pan-live" in parts:
                 bench_pan_live(clips, pipeline, LiveOptions(hold_s=args.hold, fps=30.0,
-                                                            full_look_every=args.live_full_look_every))
+                                                            full_look_every=args.live_full_look_every,
+                                                            ocr_priority_step=args.live_ocr_nice))
             if "pan-replay" in parts:
                 bench_pan_replay(clips, pipeline, work)
             if "pan-looks" in parts:

@@ -33,7 +33,14 @@ class AsyncResult:
     error: str | None = None
 
 
-def lower_thread_priority(step: int = 10, detectors: Sequence[object] = ()) -> None:
+# Nice steps of live mode's worker threads: both detector tiers yield to the frame loop. OCR at the
+# fast tier's step shares the cores left over with it; a step further down (15) starved it on a
+# loaded machine (one read in 20 s), and a camera picture is filled wherever OCR is behind.
+FAST_PRIORITY_STEP = 10
+OCR_PRIORITY_STEP = 10
+
+
+def lower_thread_priority(step: int = FAST_PRIORITY_STEP, detectors: Sequence[object] = ()) -> None:
     """Raise the calling thread's nice value by ``step`` (Linux: nice is per thread), so detector
     threads yield the CPU to the live frame loop on a busy laptop, and give the same nice value to
     the threads that run part of ``detectors``' inference (their ``compute_threads()``: ONNX
@@ -59,10 +66,12 @@ def compute_threads(detectors: Sequence[object]) -> tuple[int, ...]:
 
 
 class AsyncDetector:
-    """Wraps a ``Detector``; one worker thread, a one-slot mailbox, latest-result-wins."""
+    """Wraps a ``Detector``; one worker thread, a one-slot mailbox, latest-result-wins.
+    ``priority_step``: how far the worker's nice value is raised (``lower_thread_priority``)."""
 
-    def __init__(self, detector: Detector) -> None:
+    def __init__(self, detector: Detector, priority_step: int = OCR_PRIORITY_STEP) -> None:
         self.detector = detector
+        self.priority_step = priority_step
         self.name = detector.name
         self._cond = threading.Condition()
         self._pending: tuple[np.ndarray, int] | None = None
@@ -109,7 +118,7 @@ class AsyncDetector:
         self._thread.join(timeout)
 
     def _work(self) -> None:
-        lower_thread_priority(15, [self.detector])  # OCR is the slow tier: it yields to the frame loop and fast tier
+        lower_thread_priority(self.priority_step, [self.detector])
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._pending is not None or self._stopped)

@@ -39,7 +39,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from app.core.async_detector import (AlternatingLooks, AsyncDetector, DetectorGroup, lower_thread_priority,
+from app.core.async_detector import (OCR_PRIORITY_STEP, AlternatingLooks, AsyncDetector, DetectorGroup, lower_thread_priority,
                                      split_slow_detectors)
 from app.core.detections import Detections, Source, concat
 from app.core.face_context import FaceContext
@@ -70,7 +70,8 @@ class LiveOptions:
     longer) means the detector stalled: the whole frame is masked. ``fps``: nominal source rate (informative). ``ocr_interval_s``: least time between
     OCR submissions (one runs at a time anyway). ``ocr_deadline_s``: an OCR read older than this
     (or than 2.5 recent OCR cycles, if longer) leaves text unprotected where the picture changed
-    since (those regions are filled).
+    since (those regions are filled). ``ocr_priority_step``: how far the OCR worker's nice value is
+    raised (the fast tier's is raised by ``FAST_PRIORITY_STEP``; the frame loop's is not).
     ``max_dilate_px``: cap on the growth of a box from measured motion error.
     ``deadline_ticks``: the stall deadline is at least this many recent fast-tier ticks (a result
     is up to two ticks old when the next arrives); a detector that stops answering still pauses.
@@ -99,6 +100,7 @@ class LiveOptions:
     banner: bool = True
     fail_colour_bgr: tuple[int, int, int] = (0, 0, 0)
     ocr_interval_s: float = 1.0
+    ocr_priority_step: int = OCR_PRIORITY_STEP
     ocr_deadline_s: float = 4.0
     max_dilate_px: float = 48.0
     error_sigmas: float = 3.0
@@ -230,7 +232,7 @@ class LiveMasker:
             self.regions = ChangedRegionDetector(self._fast, pipeline.class_names, self.motion, options.changed_regions)
         self._ocr: OcrTier | None = None
         if fast and slow:
-            runner = AsyncDetector(slow[0] if len(slow) == 1 else DetectorGroup(slow))
+            runner = AsyncDetector(slow[0] if len(slow) == 1 else DetectorGroup(slow), options.ocr_priority_step)
             # OCR boxes are carried tick after tick: moved, never grown (growth would accumulate).
             carry = lambda d, a, ga, b, gb: self._carry(d, a, ga, b, gb, grow=False)  # noqa: E731
             ocr_regions = None

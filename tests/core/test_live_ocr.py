@@ -1,9 +1,12 @@
 """OCR in live mode runs beside the frame loop: a busy OCR never slows ``process()``, its boxes
 are merged and held once they arrive, and an OCR error is reported without blanking the output."""
 
+import os
+import sys
 import threading
 
 import numpy as np
+import pytest
 
 from app.core.detections import Detections, Source
 from app.core.live import LiveMasker, LiveOptions
@@ -361,3 +364,27 @@ def test_a_line_read_half_out_of_view_is_carried_with_its_hidden_part():
     runner.done, runner.pending = AsyncResult(cut, runner.pending), None
     boxes = tier.tick(1, frame(), 0.0, None)
     np.testing.assert_allclose(boxes.xyxy[0], [10, 40, 50, 56])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+@pytest.mark.parametrize("nice_step", [3, 6])
+def test_the_ocr_worker_runs_at_the_priority_step_the_options_give(nice_step):
+    """OCR's worker takes ``ocr_priority_step`` (a step far below the fast tier's starved it on a
+    loaded machine), never the frame loop's own priority."""
+    seen = {}
+
+    class NiceOcr(SlowOcr):
+        def detect(self, frame):
+            seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            return super().detect(frame)
+
+    ocr = NiceOcr()
+    ocr.gate.set()
+    start = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    m, fast = masker(ocr, ocr_priority_step=nice_step)
+    try:
+        pump_until(m, fast, lambda out: "nice" in seen)
+    finally:
+        m.close()
+    assert seen["nice"] == min(19, start + nice_step)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == start
