@@ -39,8 +39,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from app.core.async_detector import (OCR_PRIORITY_STEP, AlternatingLooks, AsyncDetector, DetectorGroup, lower_thread_priority,
-                                     split_slow_detectors)
+from app.core.async_detector import (OCR_PRIORITY_STEP, AlternatingLooks, AsyncDetector, DetectorGroup,
+                                     lower_thread_priority, split_slow_detectors)
 from app.core.detections import Detections, Source, concat
 from app.core.face_context import FaceContext
 from app.core.geometry import intersection_matrix
