@@ -35,7 +35,7 @@ class AsyncResult:
 
 # Nice steps of live mode's worker threads: both detector tiers yield to the frame loop. OCR at the
 # fast tier's step shares the cores left over with it; a step further down (15) starved it on a
-# loaded machine (one read in 20 s), and a camera picture is filled wherever OCR is behind.
+# loaded machine (one or two reads in 20 s), and a camera picture is filled wherever OCR is behind.
 FAST_PRIORITY_STEP = 10
 OCR_PRIORITY_STEP = 10
 
