@@ -6,7 +6,9 @@ instead of leaving it readable or blacking out the whole region. Text on a scree
 or light-on-dark strokes on flat colour: a morphological gradient marks stroke edges, a short
 horizontal closing joins the letters of a word, and components of text height are kept where the
 colour round them is mostly flat. In a camera picture it is not: stroke-like edges there are
-texture, and are left alone. The words of a line are joined into one box (``join_words``).
+texture, and are left alone. The words of a line are joined into one box (``join_words``). A line
+run into something taller (a round action button floating over a name's end) is taken apart from
+it by the rows that cross many strokes.
 
 The fast tier (the detector, faces) is a few frames behind too. ``DrawnContent`` finds
 whatever is drawn on flat colour where it has not looked yet (a picture scrolled in), so that is
@@ -29,6 +31,7 @@ _JOIN = np.ones((1, 7), np.uint8)  # joins the letters of a word (gaps up to 6 p
 _CLOSE_CONTENT = np.ones((5, 5), np.uint8)  # one picture's or word's parts are one component
 WORD_GAP = 1.0  # words of one line lie at most this many text heights apart (``join_words``)
 LINE_OVERLAP = 0.6  # ... and share this much of the smaller one's height
+MIN_CROSSINGS = 6  # a row through a line of text crosses at least this many stroke edges
 
 
 def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: float = 2.0) -> np.ndarray:
@@ -42,25 +45,66 @@ def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: f
         if crop is None:
             continue
         x0, y0, grad = crop
-        strokes = cv2.morphologyEx((grad >= EDGE_LEVEL).astype(np.uint8), cv2.MORPH_CLOSE, _JOIN)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(strokes, connectivity=8)
+        edges = (grad >= EDGE_LEVEL).astype(np.uint8)
+        strokes = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, _JOIN)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(strokes, connectivity=8)
         if n < 2:
             continue
         # Share of flat colour in each component's box grown by its height on every side: high
         # round text on a screen, low in a photo's texture.
         flat = cv2.integral((grad < FLAT_LEVEL).astype(np.uint8))
-        gh, gw = grad.shape
-        for cx, cy, cw, ch, _ in stats[1:n]:
-            if not (MIN_HEIGHT <= ch <= MAX_HEIGHT and cw >= 0.3 * ch):
+        on_flat = lambda cx, cy, cw, ch: _flat_share(flat, cx, cy, cw, ch) >= MIN_FLAT_SHARE  # noqa: E731
+        for k, (cx, cy, cw, ch, _) in enumerate(stats[1:n], start=1):
+            if ch > MAX_HEIGHT and on_flat(cx, cy, cw, ch):
+                # Text joined to something taller drawn beside it (a round action button over a
+                # name's end): its letters are looked for apart from that.
+                part = (labels[cy : cy + ch, cx : cx + cw] == k) & (edges[cy : cy + ch, cx : cx + cw] > 0)
+                for lx0, ly0, lx1, ly1 in _letters_beside(part.astype(np.uint8), on_flat, cx, cy):
+                    out.append([x0 + lx0 - pad, y0 + ly0 - pad, x0 + lx1 + pad, y0 + ly1 + pad])
                 continue
-            ax, ay, bx, by = max(0, cx - ch), max(0, cy - ch), min(gw, cx + cw + ch), min(gh, cy + 2 * ch)
-            share = (flat[by, bx] - flat[ay, bx] - flat[by, ax] + flat[ay, ax]) / max(1, (bx - ax) * (by - ay))
-            if share >= MIN_FLAT_SHARE:
+            if MIN_HEIGHT <= ch <= MAX_HEIGHT and cw >= 0.3 * ch and on_flat(cx, cy, cw, ch):
                 out.append([x0 + cx - pad, y0 + cy - pad, x0 + cx + cw + pad, y0 + cy + ch + pad])
     if not out:
         return np.zeros((0, 4), np.float32)
     boxes = join_words(np.array(out, np.float32)) / scale
     return np.clip(boxes, 0, np.array([w, h, w, h], np.float32) / scale)
+
+
+def _flat_share(flat: np.ndarray, cx: int, cy: int, cw: int, ch: int) -> float:
+    """Share of flat-colour pixels (integral image ``flat``) in a component's box (x, y, w, h)
+    grown by its height on every side (two heights below, where a line's descenders end)."""
+    gh, gw = flat.shape[0] - 1, flat.shape[1] - 1
+    ax, ay, bx, by = max(0, cx - ch), max(0, cy - ch), min(gw, cx + cw + ch), min(gh, cy + 2 * ch)
+    return float(flat[by, bx] - flat[ay, bx] - flat[by, ax] + flat[ay, ax]) / max(1, (bx - ax) * (by - ay))
+
+
+def _letters_beside(part: np.ndarray, on_flat, ox: int, oy: int) -> list[tuple[int, int, int, int]]:
+    """Lines of text (xyxy, offset by ``ox``, ``oy``) in the stroke mask ``part`` of one component
+    too tall for text. A line is a band of rows of text height that each cross many strokes (a
+    round button's edge crosses a row twice, or once along its top and bottom arcs); within a band,
+    strokes less than a band height apart are one line."""
+    crossings = (np.diff(part.astype(np.int8), axis=1) == 1).sum(1) + part[:, 0]
+    busy = crossings >= MIN_CROSSINGS
+    out = []
+    for top, bottom in _runs(busy, gap=2):  # a row along the tops of small letters crosses few
+        h = bottom - top
+        if not MIN_HEIGHT <= h <= MAX_HEIGHT:
+            continue
+        for left, right in _runs(part[top:bottom].any(0), gap=h):
+            if right - left >= 0.3 * h and on_flat(left + ox, top + oy, right - left, h):
+                out.append((left + ox, top + oy, right + ox, bottom + oy))
+    return out
+
+
+def _runs(flags: np.ndarray, gap: int = 0) -> list[tuple[int, int]]:
+    """[start, end) of the runs of True in ``flags``; runs at most ``gap`` apart are joined."""
+    idx = np.flatnonzero(flags)
+    if not len(idx):
+        return []
+    breaks = np.flatnonzero(np.diff(idx) > gap + 1)
+    starts = np.concatenate([[idx[0]], idx[breaks + 1]])
+    ends = np.concatenate([idx[breaks], [idx[-1]]]) + 1
+    return list(zip(starts.tolist(), ends.tolist()))
 
 
 def join_words(boxes: np.ndarray, gap: float = WORD_GAP) -> np.ndarray:

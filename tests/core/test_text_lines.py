@@ -75,3 +75,27 @@ def test_drawn_content_is_everything_but_flat_colour_and_a_camera_picture_is_one
     whole, flat, touching, _ = DrawnContent(*to_flow_gray(photo)).around(np.array([[100, 50, 300, 250]], np.float32), 0.0)
     assert covers(whole[touching], 102, 52) and covers(whole[touching], 298, 248)
     assert flat < MIN_FLAT_SHARE  # a camera picture
+
+
+def test_a_name_run_into_a_round_button_is_still_found():
+    # A floating action button drawn over (or just beside) the end of a name joins the name's
+    # strokes into one component taller than any text; the name must still be covered.
+    for button_x in (430, 470):  # over the last letters, a few pixels after them
+        img = np.full((720, 1280, 3), 245, np.uint8)
+        cv2.putText(img, "Eleanor Whitfield", (120, 420), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (20, 20, 20), 2, cv2.LINE_AA)
+        cv2.circle(img, (button_x, 410), 55, (200, 120, 30), -1)
+        cv2.line(img, (button_x - 20, 410), (button_x + 20, 410), (255, 255, 255), 4)
+        cv2.line(img, (button_x, 390), (button_x, 430), (255, 255, 255), 4)
+        gray, scale = to_flow_gray(img)
+        boxes = drawn_text_boxes(gray, scale, np.array([[0, 0, 1280, 720]], np.float32))
+        for x in range(125, 370, 15):  # every visible letter of the name, "Whitfie" included
+            assert covers(boxes, x, 405), (button_x, x, boxes)
+        assert not covers(boxes, 470, 300) and not covers(boxes, 470, 520)  # not the screen above or below
+
+
+def test_a_round_button_alone_gives_no_text_line():
+    img = np.full((720, 1280, 3), 245, np.uint8)
+    cv2.circle(img, (640, 360), 55, (200, 120, 30), -1)
+    gray, scale = to_flow_gray(img)
+    boxes = drawn_text_boxes(gray, scale, np.array([[0, 0, 1280, 720]], np.float32))
+    assert len(boxes) == 0
