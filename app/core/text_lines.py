@@ -59,7 +59,7 @@ def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: f
                 # Text joined to something taller drawn beside it (a round action button over a
                 # name's end): its letters are looked for apart from that.
                 part = (labels[cy : cy + ch, cx : cx + cw] == k) & (edges[cy : cy + ch, cx : cx + cw] > 0)
-                for lx0, ly0, lx1, ly1 in _letters_beside(part.astype(np.uint8), on_flat, cx, cy):
+                for lx0, ly0, lx1, ly1 in _text_rows_of(part.astype(np.uint8), on_flat, cx, cy):
                     out.append([x0 + lx0 - pad, y0 + ly0 - pad, x0 + lx1 + pad, y0 + ly1 + pad])
                 continue
             if MIN_HEIGHT <= ch <= MAX_HEIGHT and cw >= 0.3 * ch and on_flat(cx, cy, cw, ch):
@@ -78,7 +78,7 @@ def _flat_share(flat: np.ndarray, cx: int, cy: int, cw: int, ch: int) -> float:
     return float(flat[by, bx] - flat[ay, bx] - flat[by, ax] + flat[ay, ax]) / max(1, (bx - ax) * (by - ay))
 
 
-def _letters_beside(part: np.ndarray, on_flat, ox: int, oy: int) -> list[tuple[int, int, int, int]]:
+def _text_rows_of(part: np.ndarray, on_flat, ox: int, oy: int) -> list[tuple[int, int, int, int]]:
     """Lines of text (xyxy, offset by ``ox``, ``oy``) in the stroke mask ``part`` of one component
     too tall for text. A line is a band of rows of text height that each cross many strokes (a
     round button's edge crosses a row twice, or once along its top and bottom arcs); within a band,
