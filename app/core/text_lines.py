@@ -59,7 +59,7 @@ def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: f
                 # Text joined to something taller drawn beside it (a round action button over a
                 # name's end): its letters are looked for apart from that.
                 part = (labels[cy : cy + ch, cx : cx + cw] == k) & (edges[cy : cy + ch, cx : cx + cw] > 0)
-                for lx0, ly0, lx1, ly1 in _text_rows_of(part.astype(np.uint8), on_flat, cx, cy):
+                for lx0, ly0, lx1, ly1 in _text_rows_of(part, on_flat, cx, cy):
                     out.append([x0 + lx0 - pad, y0 + ly0 - pad, x0 + lx1 + pad, y0 + ly1 + pad])
                 continue
             if MIN_HEIGHT <= ch <= MAX_HEIGHT and cw >= 0.3 * ch and on_flat(cx, cy, cw, ch):
@@ -75,11 +75,16 @@ def _flat_share(flat: np.ndarray, cx: int, cy: int, cw: int, ch: int) -> float:
     grown by its height on every side (two heights below, where a line's descenders end)."""
     gh, gw = flat.shape[0] - 1, flat.shape[1] - 1
     ax, ay, bx, by = max(0, cx - ch), max(0, cy - ch), min(gw, cx + cw + ch), min(gh, cy + 2 * ch)
-    return float(flat[by, bx] - flat[ay, bx] - flat[by, ax] + flat[ay, ax]) / max(1, (bx - ax) * (by - ay))
+    return _box_sum(flat, ax, ay, bx, by) / max(1, (bx - ax) * (by - ay))
+
+
+def _box_sum(ii: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float:
+    """Sum over the pixels [y0, y1) × [x0, x1) of the image whose ``cv2.integral`` is ``ii``."""
+    return float(ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0])
 
 
 def _text_rows_of(part: np.ndarray, on_flat, ox: int, oy: int) -> list[tuple[int, int, int, int]]:
-    """Lines of text (xyxy, offset by ``ox``, ``oy``) in the stroke mask ``part`` of one component
+    """Lines of text (xyxy, offset by ``ox``, ``oy``) in the stroke mask ``part`` (bool) of one component
     too tall for text. A line is a band of rows of text height that each cross many strokes (a
     round button's edge crosses a row twice, or once along its top and bottom arcs); within a band,
     strokes less than a band height apart are one line."""
@@ -157,8 +162,7 @@ class DrawnContent:
         area = (x1 - x0) * (y1 - y0)
         if not area:
             return 1.0
-        d = self._drawn
-        return 1.0 - float(d[y1, x1] - d[y0, x1] - d[y1, x0] + d[y0, x0]) / area
+        return 1.0 - _box_sum(self._drawn, x0, y0, x1, y1) / area
 
     def around(self, regions: np.ndarray, reach: float) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
         """What is drawn round ``regions`` (K, 4) xyxy source px, searched up to ``reach`` source px
