@@ -20,6 +20,7 @@ from app.text.gazetteer import NameTable, name_table
 from app.text.layout import LineContext, line_contexts
 from app.text.lines import TextLine
 from app.text.model import NONE, TextPiiModel
+from app.text.names import COMMON_WORDS
 from app.text.parsers import address_tags
 from app.text.recognisers import PiiSpan, find_pii
 from app.text.words import WordTable, word_table
@@ -102,6 +103,7 @@ class TextPiiClassifier:
         # A lone short number ("5", "856 commits") is a count, and a single character ("t", a
         # stray glyph read off a photo) is no personal data on its own.
         spans = [s for s in _bridge(spans, toks, p) if _informative(line.text[s.start : s.end])]
+        spans = _whole_name_line(spans, toks, line.text, self.names)
         strong = [r for r in rules if r.score >= OVERRIDE_SCORE]
         spans = [s for s in spans if not any(r.start <= s.start and s.end <= r.end for r in strong)] + strong
         spans.sort(key=lambda s: s.start)
@@ -160,6 +162,32 @@ def _bridge(spans: list[PiiSpan], toks, p: np.ndarray, min_gap_p: float = 0.2) -
         else:
             out.append(s)
     return out
+
+
+def _whole_name_line(spans: list[PiiSpan], toks, text: str, names: NameTable, max_rank: int = 1000) -> list[PiiSpan]:
+    """A line that is only two or three capitalised words, one of them read as a person's name and
+    each other one a popular first or last name (ranked in some country's top ``max_rank``) and no
+    everyday UI word ("Home", "Back"), is one name: "Carter Blake" with only "Blake" read as a name
+    would still show who it is."""
+    named = [s for s in spans if s.class_name == "person_name"]
+    if not named or len(named) != len(spans) or not 2 <= len(toks) <= 3:
+        return spans
+    if text.strip() != " ".join(t.raw for t in toks) or not all(_capitalised(t.raw) for t in toks):
+        return spans
+    inside = [t for t in toks if any(s.start <= t.start and t.end <= s.end for s in named)]
+    for t in toks:
+        if t in inside:
+            continue
+        if t.word in COMMON_WORDS:
+            return spans
+        ranks = [r for r in (names.first_rank(t.word), names.last_rank(t.word)) if r is not None]
+        if not ranks or min(ranks) > max_rank:
+            return spans
+    return [PiiSpan(toks[0].start, toks[-1].end, "person_name", max(s.score for s in named), "classifier")]
+
+
+def _capitalised(word: str) -> bool:
+    return len(word) >= 2 and word[0].isupper() and word[1:].isalpha() and word[1:].islower()
 
 
 def _alnum(text: str) -> int:

@@ -22,6 +22,7 @@ COMMON_WORDS = frozenset(
     will may june april august mark page bill rose grant hope joy summer chase case art dawn
     faith grace iris ivy jade jack max miles norman ray rich sky star sunny victor violet more
     new open close home search settings help about free pay call chat send save start
+    back edit block cancel ok no all general
     """.split()
 )
 TOKEN = re.compile(r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'’\-]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?")

@@ -237,3 +237,30 @@ def test_keyboard_rows_need_single_letters_in_layout_order(classifier):
     assert not keyboard_row(read(_keys("crane", 900)))  # a word in letter tiles
     assert not keyboard_row(read(_keys("1234", 900)))  # digits: a code typed one digit a box
     assert not keyboard_row(read([line("qwertyuiop", 20, 900, 40)]))  # typed text, one line
+
+
+class _FixedModel:
+    """Stands in for the shipped model: each token's P(private as a name) is given by the test."""
+
+    def __init__(self, model, p_name):
+        self.classes, self.dim, self.meta = model.classes, model.dim, model.meta
+        self.feature_version, self._p = model.feature_version, p_name
+
+    def probabilities(self, feats):
+        out = np.zeros((len(feats), len(self.classes)), np.float32)
+        p = np.array(self._p[: len(feats)], np.float32)
+        out[:, 0], out[:, self.classes.index("person_name")] = 1.0 - p, p
+        return out
+
+
+@pytest.mark.parametrize("text, p_name, hidden", [
+    ("Carter Blake", [0.04, 0.77], "Carter Blake"),  # a first name that is also a surname and a word
+    ("Alan Young", [0.85, 0.03], "Alan Young"),  # a surname that is an ordinary word
+    ("Home Alice", [0.0, 0.79], "Alice"),  # a UI word before a name stays
+    ("Clerk Craig", [0.0, 0.82], "Craig"),  # a word that is no popular name stays
+    ("Meeting with Carter Blake", [0.0, 0.0, 0.04, 0.77], "Blake"),  # running text: not a name line
+])
+def test_a_line_that_is_only_a_name_is_hidden_whole_when_part_of_it_is_read_as_one(classifier, text, p_name, hidden):
+    fixed = TextPiiClassifier(_FixedModel(classifier.model, p_name), classifier.names, threshold=0.7)
+    spans = fixed.read([line(text, 40, 40)])[0].spans
+    assert [text[s.start : s.end] for s in spans] == [hidden]
