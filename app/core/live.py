@@ -539,7 +539,7 @@ class LiveMasker:
         # The faces found, hidden or not (a streamer's own face is evidence too): held boxes they contradict go.
         faces = result.detections.take(np.flatnonzero(result.detections.sources == Source.FACE))
         if self.lead is not None:
-            self.lead.observe(result.seq, result.captured, dets, self.tracker.settings.hold, frame.shape[:2])
+            self.lead.observe(result.seq, result.captured, dets, self.tracker.settings.hold, frame.shape[:2], result.gray)
         if motion is not None:  # the result belongs to an older frame: move it by the measured motion
             dets = self._carry(dets, result.seq, result.gray, motion.seq, (motion.gray, motion.scale))
             faces = self._carry(faces, result.seq, result.gray, motion.seq, (motion.gray, motion.scale), grow=False)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from app.core.detections import Detections, Source
@@ -42,6 +43,7 @@ class _Object:
     velocity_error: np.ndarray  # (2,) px/frame per axis: change of the velocity between its last two measurements
     measured: bool = False  # a velocity needs two detections
     trail: list = field(default_factory=list)  # earlier (seq, box) detections, newest last
+    patch: tuple[np.ndarray, np.ndarray] | None = None  # its grey look on frame ``seq`` and where (``_grey_patch``)
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,11 @@ class LeadSettings:
     scrolled out, moved down the list against the scroll). Per axis, not in box diagonals: with the
     pan or scroll taken out, a line of a list is not continued by the next line down (a wide box's
     diagonal spans several lines), which would read as a fast vertical motion and sweep the rows. ``max_size_ratio``: nor when its width or height differs by more than this factor (two
-    different objects)."""
+    different objects). ``still_match``: an object whose grey look (with at least ``min_texture``
+    grey levels of spread) is found again where the picture's motion alone puts it, to within
+    ``still_search_px`` flow pixels, with at least this normalised correlation, has not moved: no
+    detection elsewhere continues it (on a scrolled list, the next row's avatar is not this row's
+    avatar moved a row, while this one went undetected)."""
 
     min_speed: float = 0.5
     min_baseline: int = 6
@@ -72,6 +78,23 @@ class LeadSettings:
     gate_growth: float = 0.25
     max_size_ratio: float = 1.5
     min_in_view: float = 0.5
+    still_match: float = 0.8
+    still_search_px: int = 3
+    min_texture: float = 6.0
+
+
+def _grey_patch(gray: tuple[np.ndarray, float] | None, box: np.ndarray,
+                min_px: int = 6) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
+    """The part of ``gray`` (a ``to_flow_gray`` copy) under ``box`` (xyxy, frame px) that the frame
+    shows, and that part's box in frame px; None when it is under ``min_px`` flow pixels either way."""
+    if gray is None:
+        return None
+    img, scale = gray
+    x0, y0 = max(0, int(round(box[0] * scale))), max(0, int(round(box[1] * scale)))
+    x1, y1 = min(img.shape[1], int(round(box[2] * scale))), min(img.shape[0], int(round(box[3] * scale)))
+    if x1 - x0 < min_px or y1 - y0 < min_px:
+        return None
+    return img[y0:y1, x0:x1].copy(), np.array([x0, y0, x1, y1], np.float32) / scale
 
 
 def _edge_velocity(v: np.ndarray, box: np.ndarray, base: np.ndarray, hw: tuple[int, int] | None) -> tuple[float, float]:
@@ -101,11 +124,14 @@ class LeadTracker:
         return np.asarray(between[0], np.float32), float(between[1])
 
     def observe(self, seq: int, captured: float, dets: Detections, hold_s: float,
-                hw: tuple[int, int] | None = None) -> None:  # fmt: skip
+                hw: tuple[int, int] | None = None, gray: tuple[np.ndarray, float] | None = None) -> None:  # fmt: skip
         """Take the detections found on capture frame ``seq`` (in that frame's coordinates, of
-        size ``hw``); objects not seen for more than ``hold_s`` of capture time are forgotten."""
+        size ``hw``; ``gray``: that frame's ``to_flow_gray`` copy, to tell objects that stayed
+        where the picture put them); objects not seen for more than ``hold_s`` of capture time
+        are forgotten."""
         s = self.settings
         boxes = dets.xyxy.astype(np.float32)
+        still = [ob.seq < seq and self._still(ob, self._moved(ob.seq, seq)[0], gray) for ob in self.objects]
         pairs = []  # (distance, detection, object) of every plausible continuation
         for i, (box, cid) in enumerate(zip(boxes, dets.class_ids)):
             w, h = box[2] - box[0], box[3] - box[1]
@@ -114,7 +140,10 @@ class LeadTracker:
                     continue
                 gap = seq - ob.seq
                 g = self._moved(ob.seq, seq)[0]
-                pred = ob.box + np.concatenate([g, g]) + (ob.velocity * gap if ob.measured else 0.0)
+                if still[j]:  # it is where the picture put it: only a detection there continues it
+                    gap, pred = 0, ob.box + np.concatenate([g, g])
+                else:
+                    pred = ob.box + np.concatenate([g, g]) + (ob.velocity * gap if ob.measured else 0.0)
                 pw, ph = pred[2] - pred[0], pred[3] - pred[1]
                 if hw is not None and box_area(clip_xyxy(pred[None], hw))[0] < s.min_in_view * max(pw * ph, 1e-6):
                     continue  # it has left the view: a whole-sized box in view is something else
@@ -134,8 +163,10 @@ class LeadTracker:
         kept: list[_Object] = []
         for i, (box, cid) in enumerate(zip(boxes, dets.class_ids)):
             best = match.get(i)
+            patch = _grey_patch(gray, box)
             if best is None:
-                kept.append(_Object(int(cid), box.copy(), seq, captured, np.zeros(4, np.float32), np.zeros(2, np.float32)))
+                kept.append(_Object(int(cid), box.copy(), seq, captured, np.zeros(4, np.float32), np.zeros(2, np.float32),
+                                    patch=patch))  # fmt: skip
                 continue
             trail = (best.trail + [(best.seq, best.box)])[-s.trail :]
             base_seq, base_box = next((p for p in reversed(trail) if seq - p[0] >= s.min_baseline), trail[0])
@@ -144,9 +175,31 @@ class LeadTracker:
             cx, cy = _edge_velocity(v, box, base_box, hw)  # one velocity for the whole box
             v = np.array([cx, cy, cx, cy], np.float32)
             err = np.abs(v - best.velocity)[:2] if best.measured else np.zeros(2, np.float32)
-            kept.append(_Object(int(cid), box.copy(), seq, captured, v, err, True, trail))
+            kept.append(_Object(int(cid), box.copy(), seq, captured, v, err, True, trail, patch))
         kept += [ob for ob in free if captured - ob.captured <= hold_s]
         self.objects = kept
+
+    def _still(self, ob: _Object, moved: np.ndarray, gray: tuple[np.ndarray, float] | None) -> bool:
+        """True when ``ob``'s grey look is found again in ``gray`` where the picture's motion
+        ``moved`` (dx, dy frame px) alone puts it; only the part the frame still shows is compared,
+        and only when that is at least half of it."""
+        if gray is None or ob.patch is None:
+            return False
+        img, scale = gray
+        patch, where = ob.patch
+        ph, pw = patch.shape
+        px, py = int(round((where[0] + moved[0]) * scale)), int(round((where[1] + moved[1]) * scale))
+        cx0, cy0 = max(0, -px), max(0, -py)  # the patch's part still in view
+        cx1, cy1 = min(pw, img.shape[1] - px), min(ph, img.shape[0] - py)
+        if cx1 - cx0 < max(6, pw // 2) or cy1 - cy0 < max(6, ph // 2):
+            return False
+        part = patch[cy0:cy1, cx0:cx1]
+        if float(part.std()) < self.settings.min_texture:
+            return False  # flat: nothing to find it by
+        r = self.settings.still_search_px
+        x0, y0 = max(0, px + cx0 - r), max(0, py + cy0 - r)
+        area = img[y0 : min(img.shape[0], py + cy1 + r), x0 : min(img.shape[1], px + cx1 + r)]
+        return float(cv2.matchTemplate(area, part, cv2.TM_CCOEFF_NORMED).max()) >= self.settings.still_match
 
     def sweeps(self, seq_now: int, class_names: tuple[str, ...], hw: tuple[int, int]) -> tuple[Detections, np.ndarray]:
         """For frame ``seq_now``: the hull of each moving object's detected box (moved with the

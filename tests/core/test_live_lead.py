@@ -184,3 +184,38 @@ def test_rows_scrolled_in_while_the_detector_lagged_do_not_continue_rows_that_sc
     lead.observe(67, 67 / FPS, rows(190, 320), 1.0, (720, 1280))
     sweeps, _ = lead.sweeps(70, NAMES, (720, 1280))
     assert len(sweeps) == 0  # nothing moves against the scroll: no sweep down the list
+
+
+class _StillPicture:
+    def between(self, a, b):
+        return np.zeros(2, np.float32), 0.0
+
+
+def _avatar_list(moved_first_by: int = 0):
+    """A still list's grey frame (flow pixels, scale 1): two textured avatars 130 px apart, the
+    first one ``moved_first_by`` px down (where it was is then plain background)."""
+    grey = np.full((400, 300), 230, np.uint8)
+    for y, seed in ((40 + moved_first_by, 1), (170, 2)):
+        face = cv2.GaussianBlur(np.random.default_rng(seed).integers(0, 255, (60, 60), dtype=np.uint8), (0, 0), 2)
+        grey[y : y + 60, 20:80] = face
+    return grey
+
+
+def test_a_row_whose_avatar_is_still_in_place_is_not_continued_by_the_next_rows_avatar():
+    # The detector found the first row's avatar, then 20 frames later only the second's (it missed
+    # the first): the first is still where it was, so the second is another object, not it moved.
+    lead = LeadTracker(_StillPicture())
+    avatar = lambda y: Detections(np.array([[20, y, 80, y + 60]], np.float32), [0.6], [0], NAMES)  # noqa: E731
+    grey = _avatar_list()
+    lead.observe(0, 0.0, avatar(40), 1.0, (400, 300), (grey, 1.0))
+    lead.observe(20, 20 / FPS, avatar(170), 1.0, (400, 300), (grey, 1.0))
+    assert len(lead.sweeps(25, NAMES, (400, 300))[0]) == 0
+
+
+def test_a_textured_object_that_did_move_is_still_followed():
+    lead = LeadTracker(_StillPicture())
+    avatar = lambda y: Detections(np.array([[20, y, 80, y + 60]], np.float32), [0.6], [0], NAMES)  # noqa: E731
+    lead.observe(0, 0.0, avatar(40), 1.0, (400, 300), (_avatar_list(), 1.0))
+    lead.observe(20, 20 / FPS, avatar(80), 1.0, (400, 300), (_avatar_list(moved_first_by=40), 1.0))
+    sweeps = lead.sweeps(25, NAMES, (400, 300))[0]
+    assert len(sweeps) == 1 and sweeps.xyxy[0, 3] >= 80 + 60 + 2 * 6  # it moves 2 px a frame: swept ahead
