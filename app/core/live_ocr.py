@@ -27,7 +27,8 @@ from typing import Callable
 import numpy as np
 
 from app.core.async_detector import AsyncDetector
-from app.core.detections import Detections
+from app.core.detections import Detections, concat
+from app.core.geometry import inside_share
 from app.core.live_regions import ChangedRegionDetector, RegionPlan
 from app.core.motion import FrameMotion, MotionEstimator, changed_boxes
 from app.core.tracking import extend_cut_sides
@@ -87,7 +88,9 @@ class OcrTier:
                     found = self.regions.finish(k, gray_k, hw, plan, [found])
                 # A line half out of view was read as half a line: what scrolls in after it is its rest.
                 found = found.with_boxes(extend_cut_sides(found.xyxy, hw)) if len(found) else found
-                self._boxes, self._gray, self._seq = self.carry(found, k, gray_k, seq, gray), gray, seq
+                found = self.carry(found, k, gray_k, seq, gray)
+                found = concat([found, self._judged_before(found, seq, gray)], found.class_names)
+                self._boxes, self._gray, self._seq = found, gray, seq
                 with self._lock:
                     if self.read is not None:
                         self._cycles.append(cap - self.read.captured)
@@ -108,6 +111,26 @@ class OcrTier:
                 self.runner.submit(frame, seq)
             self._inflight, self._last_submit = (seq, captured, gray, time.perf_counter(), plan, hw), now
         return self._boxes
+
+    def _judged_before(self, found: Detections, seq: int, gray: Gray | None) -> Detections:
+        """The previous read's boxes (carried onto frame ``seq``) over text that has not changed
+        since that read and that the new read ``found`` (on frame ``seq``) no longer boxes: a
+        line judged private stays private while it stays in view unchanged, though a read taken
+        with other lines round it (after a scroll) judges it otherwise."""
+        read, prev = self.read, self._boxes
+        if read is None or read.gray is None or gray is None or prev is None or not len(prev) or self._gray is None:
+            return Detections.empty(found.class_names)
+        moved = self.motion.between(read.seq, seq)
+        if moved is None:
+            return Detections.empty(found.class_names)
+        prev = self.carry(prev, self._seq, self._gray, seq, gray)
+        changed = changed_boxes(read.gray[0], gray[0], gray[1], moved[0], exact=True)
+        keep = np.ones(len(prev), bool)
+        if len(found):
+            keep &= inside_share(prev.xyxy, found.xyxy).sum(axis=1) < 0.5
+        if len(changed):
+            keep &= inside_share(prev.xyxy, changed).sum(axis=1) == 0
+        return prev.take(np.flatnonzero(keep))
 
     def fail(self, message: str) -> None:
         """Record a failure of the OCR bookkeeping itself (treated like a failed run)."""

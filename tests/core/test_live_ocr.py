@@ -388,3 +388,44 @@ def test_the_ocr_worker_runs_at_the_priority_step_the_options_give(nice_step):
         m.close()
     assert seen["nice"] == min(19, start + nice_step)
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == start
+
+
+def _read_twice(second_frame, first_found, second_found):
+    """An OCR tier that read a still screen (frame 0) finding ``first_found``, then a second read
+    (of ``second_frame``) finding ``second_found``; the boxes it holds after the second read."""
+    import cv2
+
+    from app.core.async_detector import AsyncResult
+    from app.core.live_ocr import OcrTier
+    from app.core.motion import MotionEstimator, to_flow_gray
+
+    motion, runner = MotionEstimator(), ScriptedRunner()
+    tier = OcrTier(runner, 0.0, 4.0, TickClock(), motion, lambda d, *a: d)
+    screen = np.full((120, 320, 3), 245, np.uint8)
+    cv2.putText(screen, "Carter Blake", (20, 60), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (20, 20, 20), 2, cv2.LINE_AA)
+    frames = [screen, second_frame(screen)]
+    for seq, (f, found) in enumerate(zip(frames, (first_found, second_found))):
+        motion.step(f, seq)
+        tier.tick(seq, f, float(seq), to_flow_gray(f))  # collects the last run (if any), submits this frame
+        runner.done, runner.pending = AsyncResult(found, runner.pending), None
+    motion.step(frames[1], 2)
+    return tier.tick(2, frames[1], 2.0, to_flow_gray(frames[1]))
+
+
+NAME_BOX = Detections(np.array([[20, 35, 235, 68]], np.float32), [0.8], [0], ("phone_number",), sources=[Source.OCR])
+
+
+def test_a_line_judged_private_stays_hidden_when_a_later_read_of_the_same_pixels_judges_it_otherwise():
+    held = _read_twice(lambda s: s.copy(), NAME_BOX, Detections.empty(("phone_number",)))
+    assert held is not None and len(held) == 1
+    np.testing.assert_allclose(held.xyxy[0], NAME_BOX.xyxy[0])
+
+
+def test_a_line_that_changed_since_it_was_judged_goes_with_the_new_reading():
+    def typed_over(s):
+        s = s.copy()
+        s[30:75, 15:240] = 245  # the line was deleted
+        return s
+
+    held = _read_twice(typed_over, NAME_BOX, Detections.empty(("phone_number",)))
+    assert held is not None and len(held) == 0
