@@ -131,15 +131,15 @@ class LeadTracker:
         are forgotten."""
         s = self.settings
         boxes = dets.xyxy.astype(np.float32)
-        still = [ob.seq < seq and self._still(ob, self._moved(ob.seq, seq)[0], gray) for ob in self.objects]
+        moved = [self._moved(ob.seq, seq)[0] for ob in self.objects]  # the picture's motion since each was seen
+        still = [ob.seq < seq and self._still(ob, g, gray) for ob, g in zip(self.objects, moved)]
         pairs = []  # (distance, detection, object) of every plausible continuation
         for i, (box, cid) in enumerate(zip(boxes, dets.class_ids)):
             w, h = box[2] - box[0], box[3] - box[1]
             for j, ob in enumerate(self.objects):
                 if ob.class_id != int(cid) or ob.seq >= seq:
                     continue
-                gap = seq - ob.seq
-                g = self._moved(ob.seq, seq)[0]
+                gap, g = seq - ob.seq, moved[j]
                 if still[j]:  # it is where the picture put it: only a detection there continues it
                     gap, pred = 0, ob.box + np.concatenate([g, g])
                 else:

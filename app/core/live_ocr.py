@@ -118,13 +118,12 @@ class OcrTier:
         line judged private stays private while it stays in view unchanged, though a read taken
         with other lines round it (after a scroll) judges it otherwise."""
         read, prev = self.read, self._boxes
-        if read is None or read.gray is None or gray is None or prev is None or not len(prev) or self._gray is None:
+        if read is None or gray is None or prev is None or not len(prev) or self._gray is None:
             return Detections.empty(found.class_names)
-        moved = self.motion.between(read.seq, seq)
-        if moved is None:
+        changed = self._changed_since_read(read, seq, gray, exact=True)
+        if changed is None:
             return Detections.empty(found.class_names)
         prev = self.carry(prev, self._seq, self._gray, seq, gray)
-        changed = changed_boxes(read.gray[0], gray[0], gray[1], moved[0], exact=True)
         keep = np.ones(len(prev), bool)
         if len(found):
             keep &= inside_share(prev.xyxy, found.xyxy).sum(axis=1) < 0.5

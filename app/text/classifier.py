@@ -20,7 +20,7 @@ from app.text.gazetteer import NameTable, name_table
 from app.text.layout import LineContext, line_contexts
 from app.text.lines import TextLine
 from app.text.model import NONE, TextPiiModel
-from app.text.names import COMMON_WORDS
+from app.text.names import COMMON_WORDS, TOKEN
 from app.text.parsers import address_tags
 from app.text.recognisers import PiiSpan, find_pii
 from app.text.words import WordTable, word_table
@@ -172,7 +172,7 @@ def _whole_name_line(spans: list[PiiSpan], toks, text: str, names: NameTable, ma
     named = [s for s in spans if s.class_name == "person_name"]
     if not named or len(named) != len(spans) or not 2 <= len(toks) <= 3:
         return spans
-    if text.strip() != " ".join(t.raw for t in toks) or not all(_capitalised(t.raw) for t in toks):
+    if text.strip() != " ".join(t.raw for t in toks) or not all(TOKEN.fullmatch(t.raw) for t in toks):
         return spans
     inside = [t for t in toks if any(s.start <= t.start and t.end <= s.end for s in named)]
     for t in toks:
@@ -184,10 +184,6 @@ def _whole_name_line(spans: list[PiiSpan], toks, text: str, names: NameTable, ma
         if not ranks or min(ranks) > max_rank:
             return spans
     return [PiiSpan(toks[0].start, toks[-1].end, "person_name", max(s.score for s in named), "classifier")]
-
-
-def _capitalised(word: str) -> bool:
-    return len(word) >= 2 and word[0].isupper() and word[1:].isalpha() and word[1:].islower()
 
 
 def _alnum(text: str) -> int:
