@@ -26,11 +26,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class AsyncResult:
-    """Detections computed on frame ``frame_index``; ``error`` set when that run failed."""
+    """Detections computed on frame ``frame_index``; ``error`` set when that run failed; ``reading``:
+    what a reading detector made of the frame's text (``app.text.screen.ScreenReading``), if it reads."""
 
     detections: Detections | None
     frame_index: int
     error: str | None = None
+    reading: object | None = None  # the detector's ``last_reading`` of that run (OCR's line verdicts)
 
 
 # Nice steps of live mode's worker threads: both detector tiers yield to the frame loop. OCR at the
@@ -128,7 +130,8 @@ class AsyncDetector:
                 self._pending = None
                 self._busy = True
             try:
-                result = AsyncResult(self.detector.detect(frame), index)
+                found = self.detector.detect(frame)
+                result = AsyncResult(found, index, reading=getattr(self.detector, "last_reading", None))
             except Exception as exc:  # boundary: report, keep the worker alive
                 log.exception("%s failed on frame %d", self.name, index)
                 result = AsyncResult(None, index, f"{type(exc).__name__}: {exc}")
@@ -189,3 +192,8 @@ class DetectorGroup:
     def detect(self, frame: np.ndarray) -> Detections:
         """Fused boxes of every member for a (H, W, 3) uint8 BGR frame, in frame pixels."""
         return detect_all(self.detectors, frame)
+
+    @property
+    def last_reading(self) -> object | None:
+        """The first reading member's ``last_reading`` (OCR's line verdicts), if any member reads."""
+        return next((d.last_reading for d in self.detectors if getattr(d, "last_reading", None) is not None), None)

@@ -308,6 +308,7 @@ class LiveMasker:
             if self._ocr is not None:
                 try:
                     ocr = self._ocr.tick(seq, frame, captured, gray)
+                    raw = self._ocr.judge(raw, seq, gray)  # a headline boxed as a name goes, as in a still
                 except Exception as exc:  # noqa: BLE001 - an OCR bookkeeping bug must not stop detection
                     log.exception("live OCR step failed")
                     ocr = None

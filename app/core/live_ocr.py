@@ -22,7 +22,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -35,6 +35,21 @@ from app.core.tracking import extend_cut_sides
 
 Gray = tuple[np.ndarray, float]  # ``to_flow_gray`` output
 Carry = Callable[[Detections, int, "Gray | None", int, "Gray | None"], Detections]
+
+
+MAX_JUDGE_ERROR_PX = 3.0  # a read judges the detector's text boxes only across motion measured this well
+
+
+class Reading(Protocol):
+    """What an OCR run made of its frame's text (``app.text.screen.ScreenReading``)."""
+
+    def placed(self, offset: np.ndarray, hw: tuple[int, int], read_again: np.ndarray | None = None) -> "Reading": ...
+
+    def whole(self, hw: tuple[int, int]) -> "Reading": ...
+
+    def plus(self, other: "Reading") -> "Reading": ...
+
+    def judge(self, dets: Detections, to_reading: np.ndarray) -> Detections: ...
 
 
 @dataclass(frozen=True)
@@ -69,6 +84,7 @@ class OcrTier:
         self.error: str | None = None
         self.results = 0
         self.read: OcrRead | None = None
+        self._reading: Reading | None = None  # the line verdicts of ``read``, whole frame px of its frame
 
     # -- detector thread -------------------------------------------------------------------------
     def tick(self, seq: int, frame: np.ndarray, captured: float, gray: Gray | None) -> Detections | None:
@@ -84,6 +100,7 @@ class OcrTier:
                     self.error = res.error
             else:
                 found = res.detections
+                reading = self._whole_reading(res.reading, plan, hw)
                 if self.regions is not None:  # the read of frame k, whole: carried boxes + the crop's
                     found = self.regions.finish(k, gray_k, hw, plan, [found])
                 # A line half out of view was read as half a line: what scrolls in after it is its rest.
@@ -95,6 +112,7 @@ class OcrTier:
                     if self.read is not None:
                         self._cycles.append(cap - self.read.captured)
                     self.error, self.read = None, OcrRead(k, cap, gray_k)
+                    self._reading = reading
                     self.results += 1
         elif self._boxes is not None and self._gray is not None:
             self._boxes, self._gray, self._seq = self.carry(self._boxes, self._seq, self._gray, seq, gray), gray, seq
@@ -130,6 +148,41 @@ class OcrTier:
         if len(changed):
             keep &= inside_share(prev.xyxy, changed).sum(axis=1) == 0
         return prev.take(np.flatnonzero(keep))
+
+    def _whole_reading(self, reading: Reading | None, plan: RegionPlan | None, hw: tuple[int, int]) -> Reading | None:
+        """The line verdicts of a finished run over its whole frame, less the lines cut by the
+        border of what it read (read as part of their text): a crop's (``plan``) moved to frame
+        px, with the previous read's lines outside the crop moved by the plan's shift."""
+        if reading is None:
+            return None
+        if plan is None:
+            return reading.whole(hw)
+        x0, y0, x1, y1 = plan.crops()[0]
+        reading = reading.whole((y1 - y0, x1 - x0)).placed(np.array([x0, y0], np.float32), hw)
+        prev, read = self._reading, self.read
+        if prev is None or read is None or read.seq != plan.base.seq:
+            return reading
+        return prev.placed(plan.shift, hw, read_again=np.array([x0, y0, x1, y1], np.float32)).plus(reading)
+
+    def judge(self, dets: Detections, seq: int, gray: Gray | None) -> Detections:
+        """``dets`` of frame ``seq`` with the detector's text boxes judged by the newest read, as a
+        still's are by its own reading (``Reading.judge``: cut to the lines holding a private
+        word, dropped over a headline), where the picture has not changed since that read; boxes
+        over changed pixels, or when the motion since the read is not measured well, stand."""
+        read, reading = self.read, self._reading
+        if read is None or reading is None or gray is None or not len(dets):
+            return dets
+        moved = self.motion.between(read.seq, seq)
+        if moved is None or moved[1] > MAX_JUDGE_ERROR_PX:
+            return dets
+        changed = self._changed_since_read(read, seq, gray, exact=True)
+        if changed is None:
+            return dets
+        still = inside_share(dets.xyxy, changed).sum(axis=1) == 0 if len(changed) else np.ones(len(dets), bool)
+        if not still.any():
+            return dets
+        judged = reading.judge(dets.take(np.flatnonzero(still)), -np.asarray(moved[0], np.float32))
+        return concat([dets.take(np.flatnonzero(~still)), judged], dets.class_names)
 
     def fail(self, message: str) -> None:
         """Record a failure of the OCR bookkeeping itself (treated like a failed run)."""

@@ -40,10 +40,9 @@ from app.core.face_context import FaceContext
 from app.core.gapfill import ClipMotion, GapFillSettings, fill_gaps
 from app.core.motion import MotionEstimator
 from app.core.pipeline import Detector, Pipeline
-from app.core.tracking import PrivacyTracker, TrackerSettings, cut_sides
+from app.core.tracking import PrivacyTracker, TrackerSettings
 from app.media.sinks import VideoFileSink
-from app.text.lines import quad_to_xyxy
-from app.text.screen import judge_by_reading
+from app.text.screen import judge_by_reading, whole_lines
 
 log = logging.getLogger(__name__)
 
@@ -450,16 +449,6 @@ def face_judged(plan: list[Detections], faces: dict[int, Detections], motion: Cl
         evidence = faces[g]
         out.append(FaceContext().apply(dets, evidence.with_boxes(evidence.xyxy + motion.shift4(f) - motion.shift4(g))))
     return out
-
-
-def whole_lines(lines: list, hw: tuple[int, int]) -> list:
-    """The lines of a reading (``LineReading``) not cut by the border of its (``hw``) frame: a line
-    cut there was read as a part of its text, and would cut down a box over the whole of it on
-    another frame."""
-    if not lines:
-        return []
-    cut = cut_sides(np.stack([quad_to_xyxy(reading.line.quad) for reading in lines]), hw).any(1)
-    return [reading for reading, is_cut in zip(lines, cut) if not is_cut]
 
 
 def judged_hits(hits: dict[int, Detections], readings: dict[int, tuple[list, float]], motion: ClipMotion,

@@ -10,17 +10,18 @@ contradicts (a headline, a message preview) are dropped.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
 
 from app.core.detections import Detections, Source, concat
 from app.core.policy import TEXT_PII
+from app.core.tracking import cut_sides
 from app.text.classifier import LineReading, TextPiiClassifier
 from app.text.layout import line_contexts
 from app.text.ink import line_ink_xyxy
-from app.text.lines import TextLine, is_tilted, is_vertical, span_xyxy
+from app.text.lines import TextLine, is_tilted, is_vertical, quad_to_xyxy, span_xyxy
 from app.text.recognisers import find_pii
 from app.text.regions import (DOCUMENT_CLASSES, Region, address_blocks, document_fields, looks_like_document, mrz_regions,
                               read_detector_box, reads_as_ordinary_text, template_spans_inside)  # fmt: skip
@@ -50,6 +51,39 @@ class ScreenReading:
         return Detections.from_lists(TEXT_PII, source, [r.xyxy for r in self.regions], [r.score for r in self.regions],
                                      [TEXT_PII.index(r.class_name) for r in self.regions])  # fmt: skip
 
+    def placed(self, offset: np.ndarray, hw: tuple[int, int], read_again: np.ndarray | None = None) -> "ScreenReading":
+        """The line readings moved by ``offset`` (2,) px onto another frame (height, width) ``hw``,
+        less the lines out of view there and those wholly inside ``read_again`` (4,) xyxy (a crop
+        read anew). Only the readings travel: boxes, frame and span-box function belong to the
+        frame read."""
+        d = np.asarray(offset, np.float32).reshape(1, 2)
+        h, w = hw
+        out = []
+        for r in self.readings:
+            x0, y0, x1, y1 = quad_to_xyxy(r.line.quad + d)
+            if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
+                continue
+            if read_again is not None and x0 >= read_again[0] and y0 >= read_again[1] and x1 <= read_again[2] and y1 <= read_again[3]:
+                continue
+            line = replace(r.line, quad=r.line.quad + d, words=tuple((t, q + d) for t, q in r.line.words))
+            out.append(replace(r, line=line))
+        return ScreenReading(out, weak=self.weak)
+
+    def whole(self, hw: tuple[int, int]) -> "ScreenReading":
+        """The line readings not cut by the border of their (height, width) ``hw`` frame
+        (``whole_lines``)."""
+        return ScreenReading(whole_lines(self.readings, hw), weak=self.weak)
+
+    def plus(self, other: "ScreenReading") -> "ScreenReading":
+        """The line readings of both (of one frame), as one reading with ``other``'s weak level."""
+        return ScreenReading(self.readings + other.readings, weak=other.weak)
+
+    def judge(self, dets: Detections, to_reading: np.ndarray) -> Detections:
+        """``dets`` of another frame of the same picture with their detector text-PII boxes
+        judged by these readings (``judge_by_reading``); ``to_reading`` (2,) px: where a box of
+        ``dets`` lies on the read frame relative to its own."""
+        return judge_by_reading(dets, self.readings, self.weak, to_reading)
+
 
 def span_box_function(frame: np.ndarray):
     """``(line, start, end) -> xyxy``: the box over a span of a line read from ``frame``, trimmed to
@@ -71,6 +105,15 @@ def span_box_function(frame: np.ndarray):
         return out
 
     return box
+
+
+def whole_lines(lines: list[LineReading], hw: tuple[int, int]) -> list[LineReading]:
+    """The lines of a reading not cut by the border of its (``hw``) frame: a line cut there was
+    read as a part of its text, and would cut down a box over the whole of it on another frame."""
+    if not lines:
+        return []
+    cut = cut_sides(np.stack([quad_to_xyxy(reading.line.quad) for reading in lines]), hw).any(1)
+    return [reading for reading, is_cut in zip(lines, cut) if not is_cut]
 
 
 def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiClassifier | None) -> ScreenReading:

@@ -429,3 +429,73 @@ def test_a_line_that_changed_since_it_was_judged_goes_with_the_new_reading():
 
     held = _read_twice(typed_over, NAME_BOX, Detections.empty(("phone_number",)))
     assert held is not None and len(held) == 0
+
+
+def _line_reading(text, xyxy, p_private, spans=()):
+    """A hand-made verdict on one line: every word ``p_private``, the given private spans."""
+    from app.text.classifier import LineReading
+    from app.text.layout import LineContext
+    from app.text.lines import TextLine
+    from app.text.recognisers import PiiSpan
+
+    x0, y0, x1, y1 = xyxy
+    quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    bounds, at = [], 0
+    for word in text.split(" "):
+        bounds.append((at, at + len(word)))
+        at += len(word) + 1
+    return LineReading(TextLine(text, quad), tuple(PiiSpan(s, e, "person_name", 0.9, "test") for s, e in spans),
+                       tuple(bounds), np.full(len(bounds), 1.0 - p_private, np.float32), ("person_name",) * len(bounds),
+                       LineContext())  # fmt: skip
+
+
+def _judged_after_a_read(change_after_read=None):
+    """An OCR tier that read a still screen with a headline ("Inbox", ordinary) over a name line
+    ("Carter Blake", private), then the fast detector's person-name boxes on a later frame, one
+    tall box on each line, judged by that read; ``change_after_read`` edits the later frame."""
+    import cv2
+
+    from app.core.async_detector import AsyncResult
+    from app.core.live_ocr import OcrTier
+    from app.core.motion import MotionEstimator, to_flow_gray
+    from app.text.screen import ScreenReading
+
+    motion, runner = MotionEstimator(), ScriptedRunner()
+    tier = OcrTier(runner, 0.0, 4.0, TickClock(), motion, lambda d, *a: d)
+    screen = np.full((120, 320, 3), 245, np.uint8)
+    cv2.putText(screen, "Inbox", (20, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
+    cv2.putText(screen, "Carter Blake", (20, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
+    reading = ScreenReading([_line_reading("Inbox", (18, 12, 100, 34), 0.01),
+                             _line_reading("Carter Blake", (18, 72, 200, 94), 0.95, spans=((0, 12),))], weak=0.25)  # fmt: skip
+    later = screen.copy() if change_after_read is None else change_after_read(screen.copy())
+    for seq, f in enumerate((screen, later)):
+        motion.step(f, seq)
+        tier.tick(seq, f, float(seq), to_flow_gray(f))
+        if seq == 0:
+            runner.done, runner.pending = AsyncResult(Detections.empty(("phone_number",)), 0, reading=reading), None
+    boxes = np.array([[14, 8, 106, 40], [14, 64, 206, 102]], np.float32)  # each far taller than its line
+    dets = Detections(boxes, [0.8, 0.8], [0, 0], ("person_name",), sources=[Source.DETECTOR] * 2)
+    motion.step(later, 2)
+    tier.tick(2, later, 2.0, to_flow_gray(later))
+    return tier.judge(dets, 2, to_flow_gray(later))
+
+
+def test_the_detectors_text_boxes_are_judged_by_the_newest_read_as_in_a_still():
+    judged = _judged_after_a_read()
+    assert len(judged) == 1  # the headline's box went
+    x0, y0, x1, y1 = judged.xyxy[0]
+    assert y0 >= 64 and y1 <= 102 and y1 - y0 <= 24  # the name's box cut to its line's rows
+    assert x0 <= 18 and x1 >= 200
+
+
+def test_a_detector_box_over_pixels_that_changed_since_the_read_stands():
+    def new_headline(s):
+        import cv2
+
+        s[8:40, 10:130] = 245
+        cv2.putText(s, "Dana Reyes", (20, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
+        return s
+
+    judged = _judged_after_a_read(new_headline)
+    assert len(judged) == 2
+    assert any(np.allclose(b, [14, 8, 106, 40]) for b in judged.xyxy)

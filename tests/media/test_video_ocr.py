@@ -193,7 +193,7 @@ def test_boxes_held_between_detections_are_judged_by_the_reading_too(monkeypatch
 
 def test_lines_cut_by_the_frame_border_are_not_used_to_judge_other_frames():
     from types import SimpleNamespace
-    from app.media.video_export import whole_lines
+    from app.text.screen import whole_lines
 
     def reading(x0, y0, x1, y1):
         return SimpleNamespace(line=SimpleNamespace(quad=np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])))

@@ -264,3 +264,21 @@ def test_a_line_that_is_only_a_name_is_hidden_whole_when_part_of_it_is_read_as_o
     fixed = TextPiiClassifier(_FixedModel(classifier.model, p_name), classifier.names, threshold=0.7)
     spans = fixed.read([line(text, 40, 40)])[0].spans
     assert [text[s.start : s.end] for s in spans] == [hidden]
+
+
+def test_a_reading_placed_on_another_frame_moves_its_lines_and_leaves_out_those_out_of_view_or_read_again():
+    from app.text.classifier import LineReading
+    from app.text.layout import LineContext
+    from app.text.screen import ScreenReading
+
+    def reading(text, y):
+        quad = np.array([[10, y], [90, y], [90, y + 10], [10, y + 10]], np.float32)
+        line = TextLine(text, quad, 0.9, ((text, quad.copy()),))
+        return LineReading(line, (), ((0, len(text)),), np.array([0.9], np.float32), ("none",), LineContext())
+
+    r = ScreenReading([reading("top", 5), reading("middle", 50), reading("bottom", 90)], weak=0.3)
+    placed = r.placed(np.array([0, -20], np.float32), (100, 200), read_again=np.array([0, 60, 200, 100], np.float32))
+    assert [x.line.text for x in placed.readings] == ["middle"]  # "top" scrolled out, "bottom" read again
+    np.testing.assert_allclose(placed.readings[0].line.quad[:, 1], [30, 30, 40, 40])
+    np.testing.assert_allclose(placed.readings[0].line.words[0][1][:, 1], [30, 30, 40, 40])
+    assert placed.weak == 0.3 and r.readings[1].line.quad[0, 1] == 50  # the original is untouched
