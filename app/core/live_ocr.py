@@ -156,7 +156,7 @@ class OcrTier:
         if reading is None:
             return None
         if plan is None:
-            return reading.whole(hw)
+            return reading.whole(hw).placed(np.zeros(2, np.float32), hw)  # its ink measured now, while the frame is at hand
         x0, y0, x1, y1 = plan.crops()[0]
         reading = reading.whole((y1 - y0, x1 - x0)).placed(np.array([x0, y0], np.float32), hw)
         prev, read = self._reading, self.read

@@ -26,12 +26,15 @@ WIDE = set("mwMW@%&OQGDH")
 @dataclass(frozen=True)
 class TextLine:
     """One recognised line: ``text`` and its ``quad`` (4, 2) float32 in frame pixels (clockwise
-    from top-left), optional word boxes ``(word, quad)`` in reading order, and a score."""
+    from top-left), optional word boxes ``(word, quad)`` in reading order, and a score; ``ink``:
+    the bounds (4,) xyxy of its ink, where they were measured on the frame read and the line has
+    since been moved off it (``ScreenReading.placed``)."""
 
     text: str
     quad: np.ndarray
     score: float = 1.0
     words: tuple[tuple[str, np.ndarray], ...] = ()
+    ink: np.ndarray | None = None
 
 
 def char_weight(ch: str) -> float:

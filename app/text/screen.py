@@ -57,6 +57,7 @@ class ScreenReading:
         read anew). Only the readings travel: boxes, frame and span-box function belong to the
         frame read."""
         d = np.asarray(offset, np.float32).reshape(1, 2)
+        d4 = np.tile(d[0], 2)
         h, w = hw
         out = []
         for r in self.readings:
@@ -65,24 +66,28 @@ class ScreenReading:
                 continue
             if read_again is not None and x0 >= read_again[0] and y0 >= read_again[1] and x1 <= read_again[2] and y1 <= read_again[3]:
                 continue
-            line = replace(r.line, quad=r.line.quad + d, words=tuple((t, q + d) for t, q in r.line.words))
+            ink = r.line.ink
+            if ink is None and self.span_box is not None and r.line.text:
+                ink = self.span_box(r.line, 0, len(r.line.text))  # measured while the frame read is at hand
+            line = replace(r.line, quad=r.line.quad + d, words=tuple((t, q + d) for t, q in r.line.words),
+                           ink=None if ink is None else np.asarray(ink, np.float32) + d4)  # fmt: skip
             out.append(replace(r, line=line))
-        return ScreenReading(out, weak=self.weak)
+        return ScreenReading(out, weak=self.weak, span_box=known_ink_span_box)
 
     def whole(self, hw: tuple[int, int]) -> "ScreenReading":
         """The line readings not cut by the border of their (height, width) ``hw`` frame
         (``whole_lines``)."""
-        return ScreenReading(whole_lines(self.readings, hw), weak=self.weak)
+        return ScreenReading(whole_lines(self.readings, hw), frame=self.frame, span_box=self.span_box, weak=self.weak)
 
     def plus(self, other: "ScreenReading") -> "ScreenReading":
         """The line readings of both (of one frame), as one reading with ``other``'s weak level."""
-        return ScreenReading(self.readings + other.readings, weak=other.weak)
+        return ScreenReading(self.readings + other.readings, weak=other.weak, span_box=known_ink_span_box)
 
     def judge(self, dets: Detections, to_reading: np.ndarray) -> Detections:
         """``dets`` of another frame of the same picture with their detector text-PII boxes
         judged by these readings (``judge_by_reading``); ``to_reading`` (2,) px: where a box of
         ``dets`` lies on the read frame relative to its own."""
-        return judge_by_reading(dets, self.readings, self.weak, to_reading)
+        return judge_by_reading(dets, self.readings, self.weak, to_reading, span_box=self.span_box or span_xyxy)
 
 
 def span_box_function(frame: np.ndarray):
@@ -104,6 +109,16 @@ def span_box_function(frame: np.ndarray):
         out[lo], out[hi] = min(out[lo], full[lo]), max(out[hi], full[hi])
         return out
 
+    return box
+
+
+def known_ink_span_box(line: TextLine, start: int, end: int) -> np.ndarray:
+    """The box over a span of a line (``span_xyxy``), across the line spanning its ink where that
+    was measured (``TextLine.ink``), as ``span_box_function`` gives on the frame read."""
+    box = span_xyxy(line, start, end)
+    if line.ink is not None:
+        lo, hi = (0, 2) if is_vertical(line) else (1, 3)
+        box[lo], box[hi] = line.ink[lo], line.ink[hi]
     return box
 
 
@@ -155,16 +170,17 @@ def _judge_text_boxes(dets: Detections, readings: list[LineReading], span_box, w
 
 
 def judge_by_reading(dets: Detections, readings: list[LineReading], weak: float, to_reading: np.ndarray,
-                     sources: tuple[Source, ...] = (Source.DETECTOR,)) -> Detections:  # fmt: skip
+                     sources: tuple[Source, ...] = (Source.DETECTOR,), span_box=span_xyxy) -> Detections:  # fmt: skip
     """``dets`` of one video frame with their text-PII boxes from ``sources`` (the detector's; a
     video's held boxes too) judged by ``readings`` made on another frame of the same picture,
     ``to_reading`` (2,) px away by the measured motion, as ``refine`` judges them on the read
     frame itself: a box over clearly read lines keeps only the lines with a word the reading finds
     at least weakly private, a box over none goes (a headline, an app's name in a list), a box
-    over text that was not read stands."""
+    over text that was not read stands. ``span_box``: the box over a span of a line (read from
+    its quad; ``known_ink_span_box`` for lines whose ink was measured)."""
     if not readings or not len(dets):
         return dets
-    drop, narrowed = _judge_text_boxes(dets, readings, span_xyxy, weak, to_reading, sources)
+    drop, narrowed = _judge_text_boxes(dets, readings, span_box, weak, to_reading, sources)
     if not drop.any():
         return dets
     parts = [dets.take(~drop)]

@@ -449,7 +449,7 @@ def _line_reading(text, xyxy, p_private, spans=()):
                        LineContext())  # fmt: skip
 
 
-def _judged_after_a_read(change_after_read=None):
+def _judged_after_a_read(change_after_read=None, ink=False):
     """An OCR tier that read a still screen with a headline ("Inbox", ordinary) over a name line
     ("Carter Blake", private), then the fast detector's person-name boxes on a later frame, one
     tall box on each line, judged by that read; ``change_after_read`` edits the later frame."""
@@ -458,7 +458,7 @@ def _judged_after_a_read(change_after_read=None):
     from app.core.async_detector import AsyncResult
     from app.core.live_ocr import OcrTier
     from app.core.motion import MotionEstimator, to_flow_gray
-    from app.text.screen import ScreenReading
+    from app.text.screen import ScreenReading, span_box_function
 
     motion, runner = MotionEstimator(), ScriptedRunner()
     tier = OcrTier(runner, 0.0, 4.0, TickClock(), motion, lambda d, *a: d)
@@ -466,7 +466,10 @@ def _judged_after_a_read(change_after_read=None):
     cv2.putText(screen, "Inbox", (20, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
     cv2.putText(screen, "Carter Blake", (20, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
     reading = ScreenReading([_line_reading("Inbox", (18, 12, 100, 34), 0.01),
-                             _line_reading("Carter Blake", (18, 72, 200, 94), 0.95, spans=((0, 12),))], weak=0.25)  # fmt: skip
+                             _line_reading("Carter Blake", (18, 66, 200, 100) if ink else (18, 72, 200, 94), 0.95,
+                                           spans=((0, 12),))], weak=0.25)  # fmt: skip
+    if ink:  # as the OCR detector gives it: with the frame read, to trim a box to a line's ink
+        reading = ScreenReading(reading.readings, frame=screen, span_box=span_box_function(screen), weak=0.25)
     later = screen.copy() if change_after_read is None else change_after_read(screen.copy())
     for seq, f in enumerate((screen, later)):
         motion.step(f, seq)
@@ -499,3 +502,19 @@ def test_a_detector_box_over_pixels_that_changed_since_the_read_stands():
     judged = _judged_after_a_read(new_headline)
     assert len(judged) == 2
     assert any(np.allclose(b, [14, 8, 106, 40]) for b in judged.xyxy)
+
+
+def test_a_judged_box_is_cut_to_the_ink_of_its_line_measured_on_the_frame_read():
+    judged = _judged_after_a_read(ink=True)
+    ys = np.flatnonzero((_judged_screen_ink() < 128).any(axis=1))  # rows of "Carter Blake"'s ink
+    assert len(judged) == 1
+    _, y0, _, y1 = judged.xyxy[0]
+    assert ys[0] - 4 <= y0 and y1 <= ys[-1] + 4  # the line's box (66-100) is far taller than its ink
+
+
+def _judged_screen_ink():
+    import cv2
+
+    screen = np.full((120, 320, 3), 245, np.uint8)
+    cv2.putText(screen, "Carter Blake", (20, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
+    return cv2.cvtColor(screen, cv2.COLOR_BGR2GRAY)

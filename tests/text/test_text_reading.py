@@ -282,3 +282,9 @@ def test_a_reading_placed_on_another_frame_moves_its_lines_and_leaves_out_those_
     np.testing.assert_allclose(placed.readings[0].line.quad[:, 1], [30, 30, 40, 40])
     np.testing.assert_allclose(placed.readings[0].line.words[0][1][:, 1], [30, 30, 40, 40])
     assert placed.weak == 0.3 and r.readings[1].line.quad[0, 1] == 50  # the original is untouched
+    # the ink, measured on the frame read by its span-box function, travels with the line
+    inked = replace(r, span_box=lambda line, s, e: np.array([12, line.quad[0, 1] + 2, 80, line.quad[0, 1] + 8], np.float32))
+    moved = inked.placed(np.array([5, -20], np.float32), (100, 200)).placed(np.array([0, -5], np.float32), (100, 200))
+    middle = next(x for x in moved.readings if x.line.text == "middle")
+    np.testing.assert_allclose(middle.line.ink, [17, 27, 85, 33])
+    np.testing.assert_allclose(moved.span_box(middle.line, 0, 6)[[1, 3]], [27, 33])
