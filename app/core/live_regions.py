@@ -10,9 +10,11 @@ tick looked at, after the *measured* global shift between them (``MotionEstimato
   region's border is seen whole when it is smaller than the margin; carried boxes that lie wholly
   inside a re-detected region are replaced by what the detector finds there now.
 
-It detects the whole frame — the same as without it — when nothing changed (the detector's time
-is free, and another look at the same picture may find what the last one missed), when there is
-no previous tick, when the motion between the two frames is not known to within
+When nothing changed, the previous tick's boxes stand without a detector call (the same pixels
+give the same boxes; on two cores a whole look there took the time OCR needed), and the whole
+frame is looked at again only once the newest whole look is ``still_look_s`` old (another look at
+a camera picture may find what the last one missed). It detects the whole frame — the same as
+without it — when there is no previous tick, when the motion between the two frames is not known to within
 ``max_error_px`` (a cut, a zoom, too little texture), when the re-detected regions would cover
 more than ``max_share`` of the frame, after ``full_every`` ticks since the last whole-frame look
 (nothing depends on a chain of shifts for long, and a flaky detection gets more chances), and
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -53,7 +55,10 @@ class RegionSettings:
     ``min_look_s``: only when a whole-frame look took at least this long (wall seconds, the newest
     one timed here) is the change check (≈ 24 ms measured on loaded cores) worth making; a detector
     faster than that looks at whole frames (with a fast colour-key detector the check cut the
-    detection rate by a third and raised the live leak check's leaks)."""
+    detection rate by a third and raised the live leak check's leaks). ``still_look_s``: a frame
+    on which nothing changed since the previous look gets that look's boxes again without a
+    detector call (the same pixels give the same boxes), and a whole look only once the newest
+    whole look is this old (wall seconds): on a still screen the cores go to OCR instead."""
 
     max_error_px: float = 4.0
     max_share: float = 0.6
@@ -62,6 +67,7 @@ class RegionSettings:
     full_every: int = 3
     max_regions: int = 3
     min_look_s: float = 0.1
+    still_look_s: float = 1.0
 
 
 @dataclass
@@ -96,7 +102,9 @@ class ChangedRegionDetector:
     docstring). Not thread-safe: one caller (the live detector thread)."""
 
     def __init__(self, detectors: Sequence[Detector], class_names: tuple[str, ...], motion: MotionEstimator,
-                 settings: RegionSettings = RegionSettings()) -> None:  # fmt: skip
+                 settings: RegionSettings = RegionSettings(), clock: Callable[[], float] = time.perf_counter) -> None:  # fmt: skip
+        self.clock = clock
+        self._full_at = -np.inf  # when the newest whole look was made (``clock``)
         self.detectors = tuple(detectors)
         self.class_names = class_names
         self.motion = motion
@@ -132,7 +140,7 @@ class ChangedRegionDetector:
         whole frame. For a detector that runs elsewhere (OCR): detect ``plan.crops()``, then
         call ``finish`` with what was found in each."""
         s, last = self.settings, self._last
-        if gray is None or last is None or last.gray[0].shape != gray[0].shape or self._since_full + 1 >= s.full_every:
+        if gray is None or last is None or last.gray[0].shape != gray[0].shape:
             return None
         if self.look_s is not None and self.look_s < s.min_look_s:
             return None  # whole frames are cheaper than the change check
@@ -141,8 +149,11 @@ class ChangedRegionDetector:
             return None
         shift = np.asarray(moved[0], np.float32)
         changed = changed_boxes(last.gray[0], gray[0], gray[1], shift)
-        if not len(changed):
-            return None  # nothing new: the detector's time is free for another whole look
+        if not len(changed):  # nothing new: the last look's boxes stand, a whole look now and then
+            fresh = self.clock() - self._full_at < s.still_look_s
+            return RegionPlan(np.zeros((0, 4), np.float32), shift, last) if fresh else None
+        if self._since_full + 1 >= s.full_every:
+            return None
         h, w = hw
         margin = max(s.min_margin_px, s.margin * min(h, w))
         regions = _merge(changed, hw, margin, s.max_regions)
@@ -158,6 +169,7 @@ class ChangedRegionDetector:
             result = concat(list(found), self.class_names)
             self.full_calls += 1
             self._since_full = 0
+            self._full_at = self.clock()
             self.last_regions = np.array([[0, 0, w, h]], np.float32)
         else:
             parts = [plan.carried(hw)]
@@ -166,7 +178,7 @@ class ChangedRegionDetector:
                     parts.append(dets.with_boxes(dets.xyxy + np.array([x0, y0, x0, y0], np.float32)))
             result = concat(parts, self.class_names)
             self.partial_calls += 1
-            self._since_full += 1
+            self._since_full += len(plan.regions) > 0  # a tick on which nothing changed is no look
             self.last_regions = plan.regions.astype(np.float32)
         if gray is not None:
             self._last = _Look(seq, gray, result)

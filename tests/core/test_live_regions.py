@@ -134,3 +134,27 @@ def test_live_ocr_reads_only_the_scrolled_in_band_and_its_boxes_cover_every_line
 def test_a_detector_faster_than_the_change_check_looks_at_whole_frames():
     det, results = run_scroll(30, settings=RegionSettings(full_every=1000, min_look_s=10.0))
     assert det.partial_calls == 0 and all(shape == (H, W) for *_, shape in results)
+
+
+def test_a_still_picture_keeps_its_boxes_without_a_detector_call_and_is_looked_at_whole_now_and_then():
+    now = [0.0]
+    oracle, motion = CardOracle(), MotionEstimator()
+    det = ChangedRegionDetector([oracle], NAMES, motion, RegionSettings(min_look_s=0.0, still_look_s=1.0), clock=lambda: now[0])
+    frame = np.ascontiguousarray(page()[:H])
+    gray = to_flow_gray(frame)
+    first = None
+    for seq in range(6):  # six ticks within a second of the whole look: one detector call
+        motion.step(frame, seq)
+        found = det.detect(seq, frame, gray)
+        first = found if first is None else first
+        np.testing.assert_allclose(np.sort(found.xyxy, 0), np.sort(first.xyxy, 0))
+        now[0] += 0.1
+    assert len(oracle.shapes) == 1 and len(first) > 0
+    now[0] = 1.2
+    motion.step(frame, 6)
+    det.detect(6, frame, gray)
+    assert len(oracle.shapes) == 2 and oracle.shapes[-1] == (H, W)  # a whole look again after still_look_s
+    moved = np.ascontiguousarray(page()[20 : 20 + H])  # and a scroll is looked at where it changed
+    motion.step(moved, 7)
+    det.detect(7, moved, to_flow_gray(moved))
+    assert len(oracle.shapes) == 3 and oracle.shapes[-1][0] < H
