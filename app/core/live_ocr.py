@@ -27,10 +27,11 @@ from typing import Callable, Protocol
 import numpy as np
 
 from app.core.async_detector import AsyncDetector
-from app.core.detections import Detections, concat
+from app.core.detections import Detections, Source, concat
 from app.core.geometry import inside_share
 from app.core.live_regions import ChangedRegionDetector, RegionPlan
 from app.core.motion import FrameMotion, MotionEstimator, changed_boxes
+from app.core.policy import TEXT_PII
 from app.core.tracking import extend_cut_sides
 
 Gray = tuple[np.ndarray, float]  # ``to_flow_gray`` output
@@ -170,8 +171,9 @@ class OcrTier:
         word, dropped over a headline), where the picture has not changed since that read; boxes
         over changed pixels, or when the motion since the read is not measured well, stand."""
         read, reading = self.read, self._reading
-        if read is None or reading is None or gray is None or not len(dets):
-            return dets
+        text = np.isin(dets.labels, TEXT_PII) & (dets.sources == Source.DETECTOR) if len(dets) else np.zeros(0, bool)
+        if read is None or reading is None or gray is None or not text.any():
+            return dets  # nothing to judge: no change check (it runs on every tick of a still screen)
         moved = self.motion.between(read.seq, seq)
         if moved is None or moved[1] > MAX_JUDGE_ERROR_PX:
             return dets

@@ -54,8 +54,9 @@ class ScreenReading:
     def placed(self, offset: np.ndarray, hw: tuple[int, int], read_again: np.ndarray | None = None) -> "ScreenReading":
         """The line readings moved by ``offset`` (2,) px onto another frame (height, width) ``hw``,
         less the lines out of view there and those wholly inside ``read_again`` (4,) xyxy (a crop
-        read anew). Only the readings travel: boxes, frame and span-box function belong to the
-        frame read."""
+        read anew). Only the readings travel, each line with its ink measured on the frame read
+        (``TextLine.ink``, by that frame's span-box function) for ``known_ink_span_box``; boxes
+        and frame stay with the frame read."""
         d = np.asarray(offset, np.float32).reshape(1, 2)
         d4 = np.tile(d[0], 2)
         h, w = hw

@@ -453,8 +453,6 @@ def _judged_after_a_read(change_after_read=None, ink=False):
     """An OCR tier that read a still screen with a headline ("Inbox", ordinary) over a name line
     ("Carter Blake", private), then the fast detector's person-name boxes on a later frame, one
     tall box on each line, judged by that read; ``change_after_read`` edits the later frame."""
-    import cv2
-
     from app.core.async_detector import AsyncResult
     from app.core.live_ocr import OcrTier
     from app.core.motion import MotionEstimator, to_flow_gray
@@ -462,9 +460,7 @@ def _judged_after_a_read(change_after_read=None, ink=False):
 
     motion, runner = MotionEstimator(), ScriptedRunner()
     tier = OcrTier(runner, 0.0, 4.0, TickClock(), motion, lambda d, *a: d)
-    screen = np.full((120, 320, 3), 245, np.uint8)
-    cv2.putText(screen, "Inbox", (20, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
-    cv2.putText(screen, "Carter Blake", (20, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
+    screen = _list_screen()
     reading = ScreenReading([_line_reading("Inbox", (18, 12, 100, 34), 0.01),
                              _line_reading("Carter Blake", (18, 66, 200, 100) if ink else (18, 72, 200, 94), 0.95,
                                            spans=((0, 12),))], weak=0.25)  # fmt: skip
@@ -506,15 +502,17 @@ def test_a_detector_box_over_pixels_that_changed_since_the_read_stands():
 
 def test_a_judged_box_is_cut_to_the_ink_of_its_line_measured_on_the_frame_read():
     judged = _judged_after_a_read(ink=True)
-    ys = np.flatnonzero((_judged_screen_ink() < 128).any(axis=1))  # rows of "Carter Blake"'s ink
+    ys = np.flatnonzero((_list_screen([("Carter Blake", 90)]).min(axis=2) < 128).any(axis=1))  # rows of its ink
     assert len(judged) == 1
     _, y0, _, y1 = judged.xyxy[0]
     assert ys[0] - 4 <= y0 and y1 <= ys[-1] + 4  # the line's box (66-100) is far taller than its ink
 
 
-def _judged_screen_ink():
+def _list_screen(lines=(("Inbox", 30), ("Carter Blake", 90))):
+    """A headline over a name, as the judging tests' read saw them."""
     import cv2
 
     screen = np.full((120, 320, 3), 245, np.uint8)
-    cv2.putText(screen, "Carter Blake", (20, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
-    return cv2.cvtColor(screen, cv2.COLOR_BGR2GRAY)
+    for text, y in lines:
+        cv2.putText(screen, text, (20, y), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
+    return screen
