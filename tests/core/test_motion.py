@@ -1,9 +1,11 @@
 """Measured motion: the global shift of a pan, per-box flow, and the regions a shift cannot explain."""
 
+import cv2
 import numpy as np
 import pytest
 
-from app.core.motion import MotionEstimator, box_shifts, changed_boxes, global_shift, grid_rectangles, to_flow_gray
+from app.core.motion import (MotionEstimator, box_shifts, changed_boxes, global_shift, grid_rectangles, to_flow_gray,
+                             unchanged_in_place)
 
 
 def scene(h=360, w=640, seed=0):
@@ -43,6 +45,23 @@ def test_box_shifts_follow_an_object_moving_against_the_background():
     assert np.allclose(shifts[0], [9, 4], atol=1.0)  # the object
     assert np.allclose(shifts[1], [0, 0], atol=1.0)  # the background
     assert errors.max() < 3.0
+
+
+def test_a_box_over_unchanged_pixels_has_no_motion_and_no_error():
+    img = view(scene(), 50, 50)
+    a, b = to_flow_gray(img), to_flow_gray(img.copy())
+    shifts, errors = box_shifts(a[0], b[0], b[1], np.array([[100, 60, 160, 100]], np.float32), global_shift(a[0], b[0], b[1]))
+    assert np.array_equal(shifts[0], [0, 0]) and errors[0] == 0.0
+
+
+def test_unchanged_in_place_needs_the_same_pixels_with_contrast_under_the_box():
+    img = view(scene(), 50, 50).copy()
+    img[120:170, 200:300] = 128  # a flat patch: it looks the same however the picture moved
+    noisy = np.clip(img.astype(int) + np.random.default_rng(0).integers(-2, 3, img.shape), 0, 255).astype(np.uint8)
+    boxes = np.array([[100, 60, 160, 100], [210, 130, 290, 160]], np.float32)
+    g = lambda f: cv2.cvtColor(f, cv2.COLOR_BGR2GRAY)  # noqa: E731
+    assert unchanged_in_place(g(img), g(noisy), boxes).tolist() == [True, False]
+    assert unchanged_in_place(g(img), g(np.roll(img, 1, axis=1)), boxes).tolist() == [False, False]
 
 
 def test_estimator_accumulates_offsets_between_frames():
