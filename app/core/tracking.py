@@ -60,11 +60,14 @@ class _Track:
     box: np.ndarray  # current estimate, float32 (4,)
     hit_box: np.ndarray  # box at the last hit
     hit_t: float  # clock time of the last hit
-    velocity: np.ndarray = field(default_factory=lambda: np.zeros(4, np.float32))  # px/frame per coordinate
+    # px/frame per coordinate, against the picture (with measured frames; else in the frame)
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(4, np.float32))
+    picture_shift: np.ndarray = field(default_factory=lambda: np.zeros(2, np.float32))  # picture's motion since the hit, px
     since_hit: int = 0  # frames
     variance: float = 0.0  # summed squared motion error since the last hit, px²
     predicted: np.ndarray | None = None  # where measured motion put it on this frame
     step: np.ndarray = field(default_factory=lambda: np.zeros(2, np.float32))  # its motion on this frame, px
+    flowed: bool = True  # moved only by the frames' measured motion since its hit (not by its velocity alone)
 
 
 def grow_xyxy(xyxy: np.ndarray, fraction: np.ndarray | float, extra_x: np.ndarray | float = 0.0,
@@ -198,15 +201,17 @@ class PrivacyTracker:
         if motion is not None and prev is not None and self.tracks and prev.gray.shape == motion.gray.shape:
             boxes = np.stack([tr.box for tr in self.tracks])
             shifts, errors, ok = box_shifts(prev.gray, motion.gray, motion.scale, boxes, motion.shift, with_ok=True)
-            g = motion.shift.vector
+            g = motion.shift.vector if np.isfinite(motion.shift.error_px) else np.zeros(2, np.float32)
             for tr, (dx, dy), err, tracked in zip(self.tracks, shifts, errors, ok):
-                rel = float(np.abs(tr.velocity[:2] - g).max())  # its speed against the picture
+                tr.picture_shift = tr.picture_shift + g
+                rel = float(np.abs(tr.velocity[:2]).max())  # its speed against the picture
                 if not tracked and rel > 0.5:
                     # Flat colour gives the flow nothing to hold on to: an object that moved
-                    # against the picture between hits keeps its measured velocity, and that
-                    # relative speed is its uncertainty.
-                    tr.box = tr.box + tr.velocity
-                    tr.step = tr.velocity[:2].copy()
+                    # against the picture between hits keeps that velocity on top of the
+                    # picture's motion, and that relative speed is its uncertainty. One not yet
+                    # seen moving against the picture moves with it (the branch below).
+                    tr.box = tr.box + tr.velocity + np.concatenate([g, g])
+                    tr.step = tr.velocity[:2] + g
                     tr.variance += min(rel + float(err), s.max_dilate_px) ** 2
                     continue
                 tr.box = tr.box + np.array([dx, dy, dx, dy], np.float32)
@@ -214,6 +219,7 @@ class PrivacyTracker:
                 tr.variance += float(min(err, s.max_dilate_px)) ** 2
         else:
             for tr in self.tracks:  # no pixels: constant velocity, its speed as the uncertainty
+                tr.flowed = False
                 tr.box = tr.box + tr.velocity
                 tr.step = np.array([max(abs(tr.velocity[0]), abs(tr.velocity[2])),
                                     max(abs(tr.velocity[1]), abs(tr.velocity[3]))], np.float32)  # fmt: skip
@@ -234,6 +240,14 @@ class PrivacyTracker:
             diag = (np.minimum(bw, bh) if s.gate_short_side else np.hypot(bw, bh))[None, :]
             unseen = np.array([tr.since_hit for tr in self.tracks], np.float32)[None, :]
             gate = diag * (s.gate_diag + s.gate_growth * unseen)  # search wider the longer unseen
+            # A track the frames' measured motion carried is where the object is, give or take
+            # its measured error: a short side, not a search that widens with every frame unseen
+            # (it linked a name to another row's name 500 px away, and their union was masked).
+            flowed = np.array([tr.flowed for tr in self.tracks])
+            if flowed.any():
+                err = np.array([s.error_sigmas * np.sqrt(tr.variance) + s.motion_pad * float(np.abs(tr.step).max())
+                                for tr in self.tracks], np.float32)  # fmt: skip
+                gate = np.where(flowed[None, :], np.minimum(bw, bh)[None, :] * s.gate_diag + err[None, :], gate)
             near = np.clip(1 - dist / np.maximum(gate, 1e-6), 0, 1)
             dw, dh = (dets.xyxy[:, 2] - dets.xyxy[:, 0])[:, None], (dets.xyxy[:, 3] - dets.xyxy[:, 1])[:, None]
             # Both sides: an object entering past the frame edge grows along one axis only.
@@ -256,9 +270,11 @@ class PrivacyTracker:
             matched.add(id(tr))
             box = dets.xyxy[i]
             gap = max(1, tr.since_hit + 1)
-            v = centre_velocity((box - tr.hit_box) / gap)
+            v = centre_velocity((box - tr.hit_box - np.tile(tr.picture_shift, 2)) / gap)
+            tr.picture_shift = np.zeros(2, np.float32)
             tr.velocity = (s.velocity_smoothing * v + (1 - s.velocity_smoothing) * tr.velocity).astype(np.float32)
             tr.box, tr.hit_box, tr.since_hit, tr.variance, tr.hit_t = box.copy(), box.copy(), 0, 0.0, t
+            tr.flowed = True
             tr.score, tr.source = float(dets.scores[i]), int(dets.sources[i])
         for i in range(len(dets)):
             if out[i] is None:  # a new object: it becomes a track and is masked now

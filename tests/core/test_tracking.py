@@ -170,6 +170,43 @@ def test_held_box_moves_with_a_measured_pan():
     assert out.xyxy[0, 2] - out.xyxy[0, 0] < 60 + 2 * 16  # followed, not grown into a slab
 
 
+def test_a_flat_box_no_flow_can_hold_moves_with_a_measured_pan_from_its_first_frame():
+    big = textured(1, (240, 560))
+    big[40:110, 180:280] = 128  # flat colour: the box's own flow finds nothing to hold
+    tr = PrivacyTracker(TrackerSettings(hold=60, optical_flow=True), NAMES)
+    tr.update(dets([100, 60, 160, 90]), np.ascontiguousarray(big[:180, 100:420]))
+    for k in range(1, 21):  # the picture pans 4 px left a frame; the object has never been seen moving
+        out = tr.update(Detections.empty(NAMES), np.ascontiguousarray(big[:180, 100 + 4 * k : 420 + 4 * k]))
+    assert contains(out.xyxy, np.array([20, 60, 80, 90], np.float32))
+    # It went with the picture (plus a frame and a half of its motion a side) instead of staying and growing.
+    assert out.xyxy[0, 2] - out.xyxy[0, 0] < 60 + 2 * 10
+
+
+def test_a_flat_box_seen_moving_with_a_scroll_stops_when_the_scroll_stops():
+    big = textured(1, (240, 560))
+    big[40:110, 180:280] = 128
+    view_at = lambda k: np.ascontiguousarray(big[:180, 100 + 4 * k : 420 + 4 * k])  # noqa: E731
+    tr = PrivacyTracker(TrackerSettings(hold=60, optical_flow=True), NAMES)
+    for k in range(0, 11):  # found every fifth frame while the picture scrolls: its speed is the picture's
+        tr.update(dets([100 - 4 * k, 60, 160 - 4 * k, 90]) if k % 5 == 0 else Detections.empty(NAMES), view_at(k))
+    for _ in range(20):  # the scroll stops
+        out = tr.update(Detections.empty(NAMES), view_at(10))
+    assert contains(out.xyxy, np.array([60, 60, 120, 90], np.float32))
+    assert out.xyxy[0, 2] - out.xyxy[0, 0] < 60 + 2 * 8
+
+
+def test_a_held_box_the_measured_motion_carried_is_not_linked_to_an_object_rows_away():
+    img = textured(2, (240, 320))
+    tr = PrivacyTracker(TrackerSettings(hold=60, optical_flow=True), NAMES)
+    tr.update(dets([40, 20, 200, 40]), img)
+    for _ in range(30):  # a name held on a still list, unseen for a second
+        tr.update(Detections.empty(NAMES), img)
+    out = tr.update(dets([40, 120, 200, 140]), img)  # another name, five rows down
+    assert len(out) == 2 and np.allclose(out.xyxy[0], [40, 120, 200, 140])  # not the union of the two rows
+    assert contains(out.xyxy, np.array([40, 20, 200, 40], np.float32))  # the held one stays until its hold ends
+    assert (out.xyxy[:, 3] - out.xyxy[:, 1]).max() <= 20
+
+
 def test_timed_hold_counts_detector_time_not_calls():
     tr = PrivacyTracker(TrackerSettings(hold=0.5, optical_flow=False), NAMES)
     tr.update(dets([10, 10, 40, 30]), frame(), t=0.0)
