@@ -139,25 +139,29 @@ def box_shifts(prev: np.ndarray, cur: np.ndarray, scale: float, xyxy: np.ndarray
     tracked = np.zeros(n, bool)
     if not n or prev.shape != cur.shape:
         return (shifts, errors, tracked) if with_ok else (shifts, errors)
-    f = np.array([0.2, 0.5, 0.8], np.float32)
-    fx, fy = np.meshgrid(f, f)
     b = np.asarray(xyxy, np.float32) * scale
-    px = b[:, None, 0] + (b[:, None, 2] - b[:, None, 0]) * fx.reshape(1, -1)
-    py = b[:, None, 1] + (b[:, None, 3] - b[:, None, 1]) * fy.reshape(1, -1)
-    pts = np.stack([px, py], -1).reshape(-1, 2)
-    flow, ok = _lk(prev, cur, pts, shift.vector * scale)
-    flow, ok = flow.reshape(n, 9, 2) / scale, ok.reshape(n, 9)
-    for i in range(n):
-        if ok[i].sum() >= 3:
-            d = np.median(flow[i][ok[i]], axis=0)
-            shifts[i] = d
-            errors[i] = float(np.median(np.hypot(*(flow[i][ok[i]] - d).T))) + 0.5 / scale
-            tracked[i] = True
     # The flow's half-pixel floor is an uncertainty of a measured motion. Summed frame after frame
     # it grew a box held on a still screen by 3 × √frames half-pixels a side (21 px in 1.6 s at
-    # 720p): pixels that did not change measure no motion and no error.
+    # 720p): pixels that did not change measure no motion and no error, and need no flow.
     still = unchanged_in_place(prev, cur, b)
     shifts[still], errors[still], tracked[still] = 0.0, 0.0, True
+    moving = np.flatnonzero(~still)
+    if not len(moving):
+        return (shifts, errors, tracked) if with_ok else (shifts, errors)
+    f = np.array([0.2, 0.5, 0.8], np.float32)
+    fx, fy = np.meshgrid(f, f)
+    bm = b[moving]
+    px = bm[:, None, 0] + (bm[:, None, 2] - bm[:, None, 0]) * fx.reshape(1, -1)
+    py = bm[:, None, 1] + (bm[:, None, 3] - bm[:, None, 1]) * fy.reshape(1, -1)
+    pts = np.stack([px, py], -1).reshape(-1, 2)
+    flow, ok = _lk(prev, cur, pts, shift.vector * scale)
+    flow, ok = flow.reshape(len(moving), 9, 2) / scale, ok.reshape(len(moving), 9)
+    for k, i in enumerate(moving):
+        if ok[k].sum() >= 3:
+            d = np.median(flow[k][ok[k]], axis=0)
+            shifts[i] = d
+            errors[i] = float(np.median(np.hypot(*(flow[k][ok[k]] - d).T))) + 0.5 / scale
+            tracked[i] = True
     return (shifts, errors, tracked) if with_ok else (shifts, errors)
 
 

@@ -245,7 +245,7 @@ class PrivacyTracker:
             # (it linked a name to another row's name 500 px away, and their union was masked).
             flowed = np.array([tr.flowed for tr in self.tracks])
             if flowed.any():
-                err = np.array([s.error_sigmas * np.sqrt(tr.variance) + s.motion_pad * float(np.abs(tr.step).max())
+                err = np.array([self._error_growth(tr) + s.motion_pad * float(np.abs(tr.step).max())
                                 for tr in self.tracks], np.float32)  # fmt: skip
                 gate = np.where(flowed[None, :], np.minimum(bw, bh)[None, :] * s.gate_diag + err[None, :], gate)
             near = np.clip(1 - dist / np.maximum(gate, 1e-6), 0, 1)
@@ -314,7 +314,11 @@ class PrivacyTracker:
         pad = self.settings.motion_pad
         return grow_xyxy(box, 0.0, pad * abs(float(tr.step[0])), pad * abs(float(tr.step[1])))[0]
 
-    def _grown(self, tr: _Track) -> np.ndarray:
+    def _error_growth(self, tr: _Track) -> float:
+        """Px a side a held box grows by its summed measured motion error (3σ, capped)."""
         s = self.settings
-        grow = min(s.error_sigmas * float(np.sqrt(tr.variance)), s.max_dilate_px)
+        return min(s.error_sigmas * float(np.sqrt(tr.variance)), s.max_dilate_px)
+
+    def _grown(self, tr: _Track) -> np.ndarray:
+        grow = self._error_growth(tr)
         return grow_xyxy(self._padded(tr.box, tr), 0.0, grow, grow)[0]
