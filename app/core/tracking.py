@@ -30,7 +30,8 @@ from app.core.motion import FLOW_MAX_SIDE, FrameMotion, MotionEstimator, box_shi
 class TrackerSettings:
     """``hold``: how long a lost box stays masked, in the unit of the ``t`` given to ``update``
     (frames when none is given). ``motion_pad``: frames of the box's measured motion added on
-    each side. ``error_sigmas``/``max_dilate_px``: growth of a held box
+    each side (the box is moved by the motion measured on the frame it masks; half a frame covers
+    a camera's exposure smear about that position). ``error_sigmas``/``max_dilate_px``: growth of a held box
     from its accumulated measured motion error, and its cap in pixels. ``gate_short_side``: the
     distance gate is in box short sides instead of diagonals (boxes in motion-compensated scene
     coordinates barely move: a text line must not be linked to the next line down).
@@ -42,7 +43,7 @@ class TrackerSettings:
     iou_match: float = 0.05
     gate_diag: float = 1.0
     gate_growth: float = 0.25
-    motion_pad: float = 1.5
+    motion_pad: float = 0.5
     velocity_smoothing: float = 0.6
     error_sigmas: float = 3.0
     max_dilate_px: float = 48.0
@@ -68,6 +69,7 @@ class _Track:
     predicted: np.ndarray | None = None  # where measured motion put it on this frame
     step: np.ndarray = field(default_factory=lambda: np.zeros(2, np.float32))  # its motion on this frame, px
     flowed: bool = True  # moved only by the frames' measured motion since its hit (not by its velocity alone)
+    cut: np.ndarray = field(default_factory=lambda: np.zeros(4, bool))  # sides of the hit box the frame's border cut
 
 
 def grow_xyxy(xyxy: np.ndarray, fraction: np.ndarray | float, extra_x: np.ndarray | float = 0.0,
@@ -101,6 +103,21 @@ def extend_cut_sides(xyxy: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
     b[:, 1] -= np.where(cut[:, 1], h, 0)
     b[:, 2] += np.where(cut[:, 2], w, 0)
     b[:, 3] += np.where(cut[:, 3], h, 0)
+    return b
+
+
+def _pinned_to_border(box: np.ndarray, cut: np.ndarray, hw: tuple[int, int] | None) -> np.ndarray:
+    """``box`` (4,) with each side in ``cut`` (the border cut it at the hit) kept at or past that
+    border: the object went on beyond the view, so as the picture carries the box inwards, what
+    comes into view behind the side is more of the object."""
+    if hw is None:
+        return box
+    h, w = hw
+    b = box.copy()
+    b[0] = min(b[0], 0.0) if cut[0] else b[0]
+    b[1] = min(b[1], 0.0) if cut[1] else b[1]
+    b[2] = max(b[2], float(w)) if cut[2] else b[2]
+    b[3] = max(b[3], float(h)) if cut[3] else b[3]
     return b
 
 
@@ -148,6 +165,7 @@ class PrivacyTracker:
         self._frames = 0
         self._clock = 0.0  # newest detector time seen (frames until a time is given)
         self._timed = False
+        self._hw: tuple[int, int] | None = None
 
     def reset(self) -> None:
         """Forget every track (e.g. after a seek or a source change)."""
@@ -180,6 +198,8 @@ class PrivacyTracker:
             self._clock = float(self._frames)
         if detections is not None:
             self.class_names = detections.class_names
+        if frame is not None:
+            self._hw = frame.shape[:2]
         self._predict(frame, motion)
         matched: set[int] = set()
         det_track: list[_Track] = []
@@ -225,6 +245,8 @@ class PrivacyTracker:
                                     max(abs(tr.velocity[1]), abs(tr.velocity[3]))], np.float32)  # fmt: skip
                 tr.variance += float(np.abs(tr.velocity).max()) ** 2
         for tr in self.tracks:
+            if tr.cut.any():
+                tr.box = _pinned_to_border(tr.box, tr.cut, self._hw)
             tr.predicted = tr.box.copy()
 
     def _associate(self, dets: Detections, matched: set[int], t: float) -> list[_Track]:
@@ -275,11 +297,13 @@ class PrivacyTracker:
             tr.velocity = (s.velocity_smoothing * v + (1 - s.velocity_smoothing) * tr.velocity).astype(np.float32)
             tr.box, tr.hit_box, tr.since_hit, tr.variance, tr.hit_t = box.copy(), box.copy(), 0, 0.0, t
             tr.flowed = True
+            tr.cut = self._cut(box)
             tr.score, tr.source = float(dets.scores[i]), int(dets.sources[i])
         for i in range(len(dets)):
             if out[i] is None:  # a new object: it becomes a track and is masked now
                 tr = _Track(self._next_id, int(dets.class_ids[i]), float(dets.scores[i]), int(dets.sources[i]),
-                            dets.xyxy[i].copy(), dets.xyxy[i].copy(), t, predicted=dets.xyxy[i].copy())  # fmt: skip
+                            dets.xyxy[i].copy(), dets.xyxy[i].copy(), t, predicted=dets.xyxy[i].copy(),
+                            cut=self._cut(dets.xyxy[i]))  # fmt: skip
                 self._next_id += 1
                 self.tracks.append(tr)
                 matched.add(id(tr))
@@ -308,9 +332,13 @@ class PrivacyTracker:
         return Detections(xyxy, [r[1] for r in rows], [r[2] for r in rows], self.class_names,
                           [r[3] for r in rows], [r[4] for r in rows])  # fmt: skip
 
+    def _cut(self, box: np.ndarray) -> np.ndarray:
+        """(4,) bool: the sides of ``box`` the frame's border cuts (none while the size is unknown)."""
+        return cut_sides(box, self._hw)[0] if self._hw is not None else np.zeros(4, bool)
+
     def _padded(self, box: np.ndarray, tr: _Track) -> np.ndarray:
-        """A box grown by ``motion_pad`` frames of its measured motion on this frame (edges of a
-        moving object blur and lead the box by a frame or so)."""
+        """A box grown by ``motion_pad`` frames of its measured motion on this frame (the edges of
+        a moving object smear over the exposure)."""
         pad = self.settings.motion_pad
         return grow_xyxy(box, 0.0, pad * abs(float(tr.step[0])), pad * abs(float(tr.step[1])))[0]
 

@@ -178,7 +178,7 @@ def test_a_flat_box_no_flow_can_hold_moves_with_a_measured_pan_from_its_first_fr
     for k in range(1, 21):  # the picture pans 4 px left a frame; the object has never been seen moving
         out = tr.update(Detections.empty(NAMES), np.ascontiguousarray(big[:180, 100 + 4 * k : 420 + 4 * k]))
     assert contains(out.xyxy, np.array([20, 60, 80, 90], np.float32))
-    # It went with the picture (plus a frame and a half of its motion a side) instead of staying and growing.
+    # It went with the picture (plus half a frame of its motion a side) instead of staying and growing.
     assert out.xyxy[0, 2] - out.xyxy[0, 0] < 60 + 2 * 10
 
 
@@ -193,6 +193,17 @@ def test_a_flat_box_seen_moving_with_a_scroll_stops_when_the_scroll_stops():
         out = tr.update(Detections.empty(NAMES), view_at(10))
     assert contains(out.xyxy, np.array([60, 60, 120, 90], np.float32))
     assert out.xyxy[0, 2] - out.xyxy[0, 0] < 60 + 2 * 8
+
+
+def test_a_held_box_the_border_cut_keeps_covering_what_the_picture_brings_into_view():
+    big = textured(1, (240, 560))
+    view_at = lambda k: np.ascontiguousarray(big[:180, 180 - 4 * k : 500 - 4 * k])  # noqa: E731
+    tr = PrivacyTracker(TrackerSettings(hold=60, optical_flow=True), NAMES)
+    # An object 100 px wide (x 130-230 of the picture) is half past the left border when found.
+    tr.update(dets([0, 60, 50, 90]), view_at(0))
+    for k in range(1, 11):  # the picture moves 4 px right a frame: more of the object comes into view
+        out = tr.update(Detections.empty(NAMES), view_at(k))
+    assert contains(out.xyxy, np.array([0, 60, 90, 90], np.float32))
 
 
 def test_a_held_box_the_measured_motion_carried_is_not_linked_to_an_object_rows_away():
