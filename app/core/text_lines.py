@@ -12,7 +12,8 @@ it by the rows that cross many strokes.
 
 The fast tier (the detector, faces) is a few frames behind too. ``DrawnContent`` finds
 whatever is drawn on flat colour where it has not looked yet (a picture scrolled in), so that is
-covered piece by piece while the flat colour around stays visible.
+covered piece by piece while the flat colour around stays visible, and so do rules (dividers,
+the edges of cards).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ _CLOSE_CONTENT = np.ones((5, 5), np.uint8)  # one picture's or word's parts are 
 WORD_GAP = 1.0  # words of one line lie at most this many text heights apart (``join_words``)
 LINE_OVERLAP = 0.6  # ... and share this much of the smaller one's height
 MIN_CROSSINGS = 6  # a row through a line of text crosses at least this many stroke edges
+RULE_MAX_THICKNESS = 6  # a rule (a divider, a card's edge) is at most this thick, grey-image px,
+RULE_MIN_LENGTH = 0.4  # ... runs at least this share of the frame's width (or height) ...
+RULE_MAX_CHANGE = 0.15  # ... and changes along its length in at most this share of it
 
 
 def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: float = 2.0) -> np.ndarray:
@@ -150,6 +154,7 @@ class DrawnContent:
         n, _, stats, _ = cv2.connectedComponentsWithStats(cv2.morphologyEx(drawn, cv2.MORPH_CLOSE, _CLOSE_CONTENT),
                                                           connectivity=8)  # fmt: skip
         xywh = stats[1:n, :4].astype(np.float32)
+        xywh = xywh[~_rules(gray, stats[1:n, :4])]
         grey_boxes = np.concatenate([xywh[:, :2] - pad, xywh[:, :2] + xywh[:, 2:] + pad], axis=1).reshape(-1, 4)
         self.boxes = np.clip(grey_boxes / scale, 0, self.size)
 
@@ -179,6 +184,24 @@ class DrawnContent:
         tol = 2.0 / self.scale
         runs_on = (b[:, :2] < search[:2] - tol).any(1) | (b[:, 2:] > search[2:] + tol).any(1)
         return b, self.flat_share(search), touching, runs_on
+
+
+def _rules(gray: np.ndarray, xywh: np.ndarray) -> np.ndarray:
+    """(K,) bool: which drawn components (x, y, w, h grey px) are rules — dividers and the edges
+    of cards and panels: thin, long across the frame, and the same all along their length (a line
+    of text changes at every stroke; a barcode's bars are thick, or short, or run together). A
+    rule holds nothing to read."""
+    out = np.zeros(len(xywh), bool)
+    for k, (x, y, w, h) in enumerate(xywh):
+        if h <= RULE_MAX_THICKNESS and w >= RULE_MIN_LENGTH * gray.shape[1]:
+            axis = 1  # a row: changes along it
+        elif w <= RULE_MAX_THICKNESS and h >= RULE_MIN_LENGTH * gray.shape[0]:
+            axis = 0
+        else:
+            continue
+        steps = np.abs(np.diff(gray[y : y + h, x : x + w].astype(np.int16), axis=axis)) >= FLAT_LEVEL
+        out[k] = steps.any(axis=1 - axis).mean() <= RULE_MAX_CHANGE
+    return out
 
 
 def _gradient(gray: np.ndarray, scale: float, region, min_side: int) -> tuple[int, int, np.ndarray] | None:

@@ -99,3 +99,20 @@ def test_a_round_button_alone_gives_no_text_line():
     gray, scale = to_flow_gray(img)
     boxes = drawn_text_boxes(gray, scale, np.array([[0, 0, 1280, 720]], np.float32))
     assert len(boxes) == 0
+
+
+def test_rules_and_card_edges_are_not_content_but_text_and_barcode_bars_are():
+    from app.core.text_lines import DrawnContent
+
+    img = np.full((360, 640, 3), 32, np.uint8)  # a dark list of cards wider than the view (zoomed in)
+    for y0 in (40, 160):
+        img[y0 : y0 + 100] = 50
+    cv2.putText(img, "SocialName", (60, 100), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (200, 200, 200), 2, cv2.LINE_AA)
+    for x in range(400, 520, 12):  # barcode bars, each apart from the next
+        img[175:255, x : x + 3] = 230
+    drawn = DrawnContent(*to_flow_gray(img))
+    between = drawn.around(np.array([[0, 130, 640, 170]], np.float32), 0.0)  # the gap between the two cards
+    long_thin = [b for b in between[0] if b[2] - b[0] > 400 and b[3] - b[1] < 20]
+    assert not long_thin  # the cards' edges are not filled
+    everything = drawn.around(np.array([[0, 0, 640, 360]], np.float32), 0.0)[0]
+    assert covers(everything, 70, 90) and covers(everything, 401, 200) and covers(everything, 497, 200)
