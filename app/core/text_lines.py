@@ -192,14 +192,13 @@ def _rules(gray: np.ndarray, xywh: np.ndarray) -> np.ndarray:
     of text changes at every stroke; a barcode's bars are thick, or short, or run together). A
     rule holds nothing to read."""
     out = np.zeros(len(xywh), bool)
-    for k, (x, y, w, h) in enumerate(xywh):
-        if h <= RULE_MAX_THICKNESS and w >= RULE_MIN_LENGTH * gray.shape[1]:
-            axis = 1  # a row: changes along it
-        elif w <= RULE_MAX_THICKNESS and h >= RULE_MIN_LENGTH * gray.shape[0]:
-            axis = 0
-        else:
-            continue
-        steps = np.abs(np.diff(gray[y : y + h, x : x + w].astype(np.int16), axis=axis)) >= FLAT_LEVEL
+    w, h = xywh[:, 2], xywh[:, 3]
+    rows = (h <= RULE_MAX_THICKNESS) & (w >= RULE_MIN_LENGTH * gray.shape[1])  # changes looked for along a row
+    cols = (w <= RULE_MAX_THICKNESS) & (h >= RULE_MIN_LENGTH * gray.shape[0]) & ~rows
+    for k in np.flatnonzero(rows | cols):  # a few per frame: most components are short
+        x, y, cw, ch = xywh[k]
+        axis = 1 if rows[k] else 0
+        steps = np.abs(np.diff(gray[y : y + ch, x : x + cw].astype(np.int16), axis=axis)) >= FLAT_LEVEL
         out[k] = steps.any(axis=1 - axis).mean() <= RULE_MAX_CHANGE
     return out
 

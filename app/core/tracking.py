@@ -112,13 +112,9 @@ def _pinned_to_border(box: np.ndarray, cut: np.ndarray, hw: tuple[int, int] | No
     comes into view behind the side is more of the object."""
     if hw is None:
         return box
-    h, w = hw
-    b = box.copy()
-    b[0] = min(b[0], 0.0) if cut[0] else b[0]
-    b[1] = min(b[1], 0.0) if cut[1] else b[1]
-    b[2] = max(b[2], float(w)) if cut[2] else b[2]
-    b[3] = max(b[3], float(h)) if cut[3] else b[3]
-    return b
+    border = np.array([0.0, 0.0, hw[1], hw[0]], np.float32)
+    beyond = np.concatenate([np.minimum(box[:2], border[:2]), np.maximum(box[2:], border[2:])])
+    return np.where(cut, beyond, box).astype(np.float32)
 
 
 def object_velocity(v_xyxy: np.ndarray, cut: np.ndarray | None) -> np.ndarray:
