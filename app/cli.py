@@ -8,6 +8,7 @@ import logging
 import sys
 
 from app import __version__
+from app.core.allocator import keep_freed_memory
 
 # sub-command -> module with ``add_parser(subparsers)`` and ``run(args) -> int``
 COMMAND_MODULES = {
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the sub-command; returns the process exit code."""
+    keep_freed_memory()  # every command reads frames: reuse their memory rather than fault it in again
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
