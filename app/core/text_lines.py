@@ -39,13 +39,17 @@ RULE_MAX_CHANGE = 0.15  # ... and changes along its length in at most this share
 
 
 def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: float = 2.0) -> np.ndarray:
-    """Text-like components (K, 4) xyxy source px inside ``regions`` (M, 4) xyxy source px of a
-    ``to_flow_gray`` image ``gray`` (``scale``: its size over the source frame's), each grown by
-    ``pad`` grey-image px. Camera pictures give (almost) none."""
+    """Text-like components (K, 4) xyxy source px in or across ``regions`` (M, 4) xyxy source px of
+    a ``to_flow_gray`` image ``gray`` (``scale``: its size over the source frame's), each grown by
+    ``pad`` grey-image px. A line a region's edge cuts is found whole, up to a text height beyond
+    the edge: its part outside was seen only cut off (a name scrolling in under the bottom edge was
+    read, if at all, as a partial line). Camera pictures give (almost) none."""
     h, w = gray.shape[:2]
+    regions = np.asarray(regions, np.float32).reshape(-1, 4)
+    reach = MAX_HEIGHT / scale  # source px
     out = []
-    for region in np.asarray(regions, np.float32).reshape(-1, 4):
-        crop = _gradient(gray, scale, region, MIN_HEIGHT)
+    for region in regions:
+        crop = _gradient(gray, scale, region + np.array([-reach, -reach, reach, reach], np.float32), MIN_HEIGHT)
         if crop is None:
             continue
         x0, y0, grad = crop
@@ -71,7 +75,8 @@ def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: f
     if not out:
         return np.zeros((0, 4), np.float32)
     boxes = join_words(np.array(out, np.float32)) / scale
-    return np.clip(boxes, 0, np.array([w, h, w, h], np.float32) / scale)
+    boxes = boxes[(intersection_matrix(boxes, regions) > 0).any(axis=1)]  # lines in or across a region
+    return np.clip(boxes, 0, np.array([w, h, w, h], np.float32) / scale).reshape(-1, 4)
 
 
 def _flat_share(flat: np.ndarray, cx: int, cy: int, cw: int, ch: int) -> float:

@@ -116,3 +116,15 @@ def test_rules_and_card_edges_are_not_content_but_text_and_barcode_bars_are():
     assert not long_thin  # the cards' edges are not filled
     everything = drawn.around(np.array([[0, 0, 640, 360]], np.float32), 0.0)[0]
     assert covers(everything, 70, 90) and covers(everything, 401, 200) and covers(everything, 497, 200)
+
+
+def test_a_line_the_region_edge_cuts_is_found_whole():
+    # A name scrolling in under the bottom edge was read, if at all, cut off: its part above the
+    # unread region was never judged whole, so the whole line is covered.
+    img, _ = screen()  # "Priya Sharma": letters from about y 96 to 121
+    gray, scale = to_flow_gray(img)
+    lower_part = drawn_text_boxes(gray, scale, np.array([[0, 112, 1280, 200]], np.float32))
+    assert len(lower_part) == 1
+    x0, y0, x1, y1 = lower_part[0]
+    assert y0 <= 97 and y1 >= 121 and x0 <= 122 and x1 >= 330
+    assert not len(drawn_text_boxes(gray, scale, np.array([[0, 140, 1280, 200]], np.float32)))  # a text height below: nothing
