@@ -15,21 +15,27 @@ from __future__ import annotations
 import ctypes
 import sys
 
-M_TRIM_THRESHOLD, M_TOP_PAD = -1, -2  # glibc's <malloc.h> parameter numbers
+M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3  # glibc's <malloc.h> parameter numbers
 KEEP_FREE_BYTES = 64 << 20  # free heap kept at its top before any of it is returned
 GROW_BYTES = 16 << 20  # extra asked for whenever the heap grows, and kept when it shrinks
+
+
+def glibc_mallopt(param: int, value: int) -> bool:
+    """Set one of glibc's ``mallopt`` parameters (process-wide); True when set, False where the C
+    library is not glibc (musl's ``mallopt`` does nothing) or refuses the value."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        libc.gnu_get_libc_version  # noqa: B018 - only glibc has it
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
+    return mallopt(param, value) == 1
 
 
 def keep_freed_memory() -> bool:
     """Tune glibc's heap for frame-by-frame work (process-wide); True when applied, False where
     the C library is not glibc or refuses a setting."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None)
-        libc.gnu_get_libc_version  # noqa: B018 - only glibc has it (musl's mallopt does nothing)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
-    return all([mallopt(M_TRIM_THRESHOLD, KEEP_FREE_BYTES) == 1, mallopt(M_TOP_PAD, GROW_BYTES) == 1])
+    return all([glibc_mallopt(M_TRIM_THRESHOLD, KEEP_FREE_BYTES), glibc_mallopt(M_TOP_PAD, GROW_BYTES)])

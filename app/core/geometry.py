@@ -188,3 +188,24 @@ def nms(xyxy: np.ndarray, scores: np.ndarray, class_ids: np.ndarray, iou_thresho
         iou = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
         order = rest[iou <= iou_threshold]
     return np.array(keep, np.int64)
+
+
+def grown_and_merged(boxes: np.ndarray, hw: tuple[int, int], margin: float, max_regions: int) -> np.ndarray:
+    """Grow (K, 4) xyxy boxes by ``margin`` px, clip to the (height, width) ``hw`` frame, merge
+    overlapping ones (so no pixel is searched twice); more than ``max_regions`` left → their union.
+    Whole pixels."""
+    h, w = hw
+    grown = np.clip(boxes + np.array([-margin, -margin, margin, margin], np.float32), 0, [w, h, w, h])
+    merged: list[np.ndarray] = []
+    for b in sorted(grown.tolist(), key=lambda b: (b[1], b[0])):
+        b = np.array(b, np.float32)
+        for i, m in enumerate(merged):
+            if b[0] < m[2] and m[0] < b[2] and b[1] < m[3] and m[1] < b[3]:
+                merged[i] = np.concatenate([np.minimum(m[:2], b[:2]), np.maximum(m[2:], b[2:])])
+                break
+        else:
+            merged.append(b)
+    out = np.array(merged, np.float32).reshape(-1, 4)
+    if len(out) > max_regions:
+        out = np.concatenate([out[:, :2].min(0), out[:, 2:].max(0)])[None]
+    return np.round(out)  # whole pixels for slicing

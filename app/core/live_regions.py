@@ -36,6 +36,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from app.core.detections import Detections, concat
+from app.core.geometry import grown_and_merged
 from app.core.motion import MotionEstimator, changed_boxes
 from app.core.pipeline import Detector
 
@@ -75,26 +76,6 @@ class _Look:
     seq: int
     gray: Gray
     detections: Detections  # everything found on frame ``seq``, frame px
-
-
-def _merge(boxes: np.ndarray, hw: tuple[int, int], margin: float, max_regions: int) -> np.ndarray:
-    """Grow (K, 4) boxes by ``margin`` px, clip to the frame, merge overlapping ones; more than
-    ``max_regions`` left → their union."""
-    h, w = hw
-    grown = np.clip(boxes + np.array([-margin, -margin, margin, margin], np.float32), 0, [w, h, w, h])
-    merged: list[np.ndarray] = []
-    for b in sorted(grown.tolist(), key=lambda b: (b[1], b[0])):
-        b = np.array(b, np.float32)
-        for i, m in enumerate(merged):
-            if b[0] < m[2] and m[0] < b[2] and b[1] < m[3] and m[1] < b[3]:
-                merged[i] = np.concatenate([np.minimum(m[:2], b[:2]), np.maximum(m[2:], b[2:])])
-                break
-        else:
-            merged.append(b)
-    out = np.array(merged, np.float32).reshape(-1, 4)
-    if len(out) > max_regions:
-        out = np.concatenate([out[:, :2].min(0), out[:, 2:].max(0)])[None]
-    return np.round(out)  # whole pixels for slicing
 
 
 class ChangedRegionDetector:
@@ -156,7 +137,7 @@ class ChangedRegionDetector:
             return None
         h, w = hw
         margin = max(s.min_margin_px, s.margin * min(h, w))
-        regions = _merge(changed, hw, margin, s.max_regions)
+        regions = grown_and_merged(changed, hw, margin, s.max_regions)
         area = float(((regions[:, 2] - regions[:, 0]) * (regions[:, 3] - regions[:, 1])).sum())
         return None if area > s.max_share * h * w else RegionPlan(regions, shift, last)
 

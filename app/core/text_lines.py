@@ -21,7 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from app.core.geometry import intersection_matrix
+from app.core.geometry import grown_and_merged, intersection_matrix
 
 EDGE_LEVEL = 40  # grey-level gradient of a stroke edge drawn on flat colour
 FLAT_LEVEL = 8  # gradient below this is flat colour
@@ -47,9 +47,10 @@ def drawn_text_boxes(gray: np.ndarray, scale: float, regions: np.ndarray, pad: f
     h, w = gray.shape[:2]
     regions = np.asarray(regions, np.float32).reshape(-1, 4)
     reach = MAX_HEIGHT / scale  # source px
+    searched = grown_and_merged(regions, (h / scale, w / scale), reach, len(regions))
     out = []
-    for region in regions:
-        crop = _gradient(gray, scale, region + np.array([-reach, -reach, reach, reach], np.float32), MIN_HEIGHT)
+    for region in searched:
+        crop = _gradient(gray, scale, region, MIN_HEIGHT)
         if crop is None:
             continue
         x0, y0, grad = crop

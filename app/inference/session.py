@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
-import platform
-import sys
 import weakref
 from pathlib import Path
 from typing import Sequence
 
 import onnxruntime as ort
 
+from app.core.allocator import M_MMAP_THRESHOLD, glibc_mallopt
 from app.core.errors import ModelError
 
 log = logging.getLogger(__name__)
 
 PREFERRED_PROVIDERS = ("CUDAExecutionProvider", "CPUExecutionProvider")
 MMAP_THRESHOLD_BYTES = 128 * 1024
-_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number
 _heap_limited: bool | None = None
 # Native ids of the threads ORT started while building each session (its intra-op pool).
 _pool_threads: "weakref.WeakKeyDictionary[ort.InferenceSession, tuple[int, ...]]" = weakref.WeakKeyDictionary()
@@ -37,12 +34,9 @@ def limit_heap_retention() -> bool:
     """
     global _heap_limited
     if _heap_limited is None:
-        _heap_limited = False
-        if sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc":
-            try:
-                _heap_limited = bool(ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES))
-            except (OSError, AttributeError):  # no such library or symbol: keep glibc's defaults
-                log.debug("mallopt unavailable; heap retention not limited")
+        _heap_limited = glibc_mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+        if not _heap_limited:
+            log.debug("mallopt unavailable; heap retention not limited")
     return _heap_limited
 
 
