@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 import numpy as np
@@ -32,7 +32,7 @@ from app.core.geometry import inside_share
 from app.core.live_regions import ChangedRegionDetector, RegionPlan
 from app.core.motion import FrameMotion, MotionEstimator, changed_boxes
 from app.core.policy import TEXT_PII
-from app.core.tracking import extend_cut_sides
+from app.core.tracking import cut_sides, extend_cut_sides
 
 Gray = tuple[np.ndarray, float]  # ``to_flow_gray`` output
 Carry = Callable[[Detections, int, "Gray | None", int, "Gray | None"], Detections]
@@ -48,6 +48,8 @@ class Reading(Protocol):
 
     def whole(self, hw: tuple[int, int]) -> "Reading": ...
 
+    def cut(self, hw: tuple[int, int]) -> np.ndarray: ...
+
     def plus(self, other: "Reading") -> "Reading": ...
 
     def judge(self, dets: Detections, to_reading: np.ndarray) -> Detections: ...
@@ -55,11 +57,14 @@ class Reading(Protocol):
 
 @dataclass(frozen=True)
 class OcrRead:
-    """The frame of the newest good OCR read: its number, capture time and grey copy."""
+    """The frame of the newest good OCR read: its number, capture time and grey copy, and
+    ``unjudged`` (K, 4): the lines it saw cut by the frame's border, frame px (read as a part of
+    their text, they were judged by no one)."""
 
     seq: int
     captured: float
     gray: Gray | None
+    unjudged: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
 
 
 class OcrTier:
@@ -112,7 +117,7 @@ class OcrTier:
                 with self._lock:
                     if self.read is not None:
                         self._cycles.append(cap - self.read.captured)
-                    self.error, self.read = None, OcrRead(k, cap, gray_k)
+                    self.error, self.read = None, OcrRead(k, cap, gray_k, self._cut_at_border(res.reading, plan, hw))
                     self._reading = reading
                     self.results += 1
         elif self._boxes is not None and self._gray is not None:
@@ -164,6 +169,16 @@ class OcrTier:
         if prev is None or read is None or read.seq != plan.base.seq:
             return reading
         return prev.placed(plan.shift, hw, read_again=np.array([x0, y0, x1, y1], np.float32)).plus(reading)
+
+    @staticmethod
+    def _cut_at_border(reading: Reading | None, plan: RegionPlan | None, hw: tuple[int, int]) -> np.ndarray:
+        """(K, 4) frame px: the lines a finished run saw cut by the frame's border (a line its
+        crop's border cuts inside the frame is the previous read's, ``_whole_reading``)."""
+        if reading is None:
+            return np.zeros((0, 4), np.float32)
+        x0, y0, x1, y1 = plan.crops()[0] if plan is not None else (0, 0, hw[1], hw[0])
+        lines = reading.cut((y1 - y0, x1 - x0)) + np.array([x0, y0, x0, y0], np.float32)
+        return lines[cut_sides(lines, hw).any(1)]
 
     def judge(self, dets: Detections, seq: int, gray: Gray | None) -> Detections:
         """``dets`` of frame ``seq`` with the detector's text boxes judged by the newest read, as a
@@ -218,11 +233,20 @@ class OcrTier:
 
     def unread(self, hw: tuple[int, int], seq: int, gray: Gray) -> np.ndarray:
         """(K, 4) xyxy regions of frame ``seq`` (``gray``: its ``to_flow_gray``) that no OCR read
-        has seen: what changed since the newest good read, after the measured motion (the whole
-        frame before the first read, or when the motion since cannot be told)."""
+        has judged: what changed since the newest good read, after the measured motion (the whole
+        frame before the first read, or when the motion since cannot be told), and the lines that
+        read saw cut by the frame's border, moved with the picture (a name half scrolled in then
+        was seen, but not judged)."""
         read, _, _ = self.state()
         regions = self._changed_since_read(read, seq, gray)
-        return np.array([[0, 0, hw[1], hw[0]]], np.float32) if regions is None else regions
+        if regions is None:
+            return np.array([[0, 0, hw[1], hw[0]]], np.float32)
+        if len(read.unjudged):
+            d = np.tile(np.asarray(self.motion.between(read.seq, seq)[0], np.float32), 2)
+            moved = np.clip(read.unjudged + d, 0, [hw[1], hw[0], hw[1], hw[0]])
+            moved = moved[(moved[:, 2] > moved[:, 0]) & (moved[:, 3] > moved[:, 1])]
+            regions = np.concatenate([regions.reshape(-1, 4), moved]).astype(np.float32)
+        return regions
 
     def _changed_since_read(self, read: OcrRead | None, seq: int, gray: Gray, exact: bool = False) -> np.ndarray | None:
         """(K, 4) xyxy regions of frame ``seq`` that changed since ``read``'s frame, after the

@@ -245,7 +245,9 @@ def read_detector_box(box: np.ndarray, class_name: str, score: float, readings: 
     are cut out of the box (the message preview under a name); an empty list means the reading
     contradicts the whole box (a headline, a row of an on-screen keyboard's keys,
     ``keyboard_row``): it goes. On a line with evidence the detector's extent stands, since the
-    classifier can be blind to part of it (a display name beside a handle)."""
+    classifier can be blind to part of it (a display name beside a handle). On a line the reading
+    leans to but does not hide (no span) with a token read as the box's own class, the two agree:
+    the line's score is ``agreed_score``."""
     area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
     under, covered = _lines_under(box, readings)
     if under and all(r.line.score >= min_line_score for r in under) and keyboard_row(under):
@@ -267,8 +269,19 @@ def read_detector_box(box: np.ndarray, class_name: str, score: float, readings: 
         b = np.array([max(float(box[0]), min(lx0, float(rows[0]))), max(float(box[1]), float(rows[1])),
                       min(float(box[2]), max(lx1, float(rows[2]))), min(float(box[3]), float(rows[3]))], np.float32)  # fmt: skip
         if b[3] > b[1] and b[2] > b[0]:
-            out.append(Region(b, class_name, score, "detector box, read"))
+            # A line the reading hides itself (a span) needs no help; one it leans to, in the box's class, does.
+            agreeing = [1.0 - float(r.p_none[k]) for k, v in enumerate(keep) if v and r.private_class[k] == class_name]
+            lean = 0.0 if r.spans else max(agreeing, default=0.0)
+            out.append(Region(b, class_name, agreed_score(score, lean), "detector box, read"))
     return out
+
+
+def agreed_score(detector: float, reading: float) -> float:
+    """The score of a text box that the detector and the reading both find private, in the same
+    class, each from its own look (pixels; the words and their context): the chance that at least
+    one of them is right, were they independent. A name the detector scores 0.2 and the reading
+    0.65 (under its own threshold, in one context) is hidden, though neither alone would hide it."""
+    return 1.0 - (1.0 - detector) * (1.0 - reading)
 
 
 def _token_in_box(r: LineReading, k: int, box: np.ndarray) -> bool:

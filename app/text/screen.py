@@ -80,6 +80,12 @@ class ScreenReading:
         (``whole_lines``)."""
         return ScreenReading(whole_lines(self.readings, hw), frame=self.frame, span_box=self.span_box, weak=self.weak)
 
+    def cut(self, hw: tuple[int, int]) -> np.ndarray:
+        """(K, 4) xyxy of the lines the border of their (height, width) ``hw`` frame cuts: read as
+        a part of their text, they are left out of ``whole`` and judged by no one."""
+        boxes = np.array([quad_to_xyxy(r.line.quad) for r in self.readings], np.float32).reshape(-1, 4)
+        return boxes[_cut(self.readings, hw)]
+
     def plus(self, other: "ScreenReading") -> "ScreenReading":
         """The line readings of both (of one frame), as one reading with ``other``'s weak level."""
         return ScreenReading(self.readings + other.readings, weak=other.weak, span_box=known_ink_span_box)
@@ -126,10 +132,14 @@ def known_ink_span_box(line: TextLine, start: int, end: int) -> np.ndarray:
 def whole_lines(lines: list[LineReading], hw: tuple[int, int]) -> list[LineReading]:
     """The lines of a reading not cut by the border of its (``hw``) frame: a line cut there was
     read as a part of its text, and would cut down a box over the whole of it on another frame."""
+    return [reading for reading, is_cut in zip(lines, _cut(lines, hw)) if not is_cut]
+
+
+def _cut(lines: list[LineReading], hw: tuple[int, int]) -> np.ndarray:
+    """(N,) bool: which of ``lines`` the border of their (``hw``) frame cuts."""
     if not lines:
-        return []
-    cut = cut_sides(np.stack([quad_to_xyxy(reading.line.quad) for reading in lines]), hw).any(1)
-    return [reading for reading, is_cut in zip(lines, cut) if not is_cut]
+        return np.zeros(0, bool)
+    return cut_sides(np.stack([quad_to_xyxy(reading.line.quad) for reading in lines]), hw).any(1)
 
 
 def read_screen(lines: list[TextLine], frame: np.ndarray, classifier: TextPiiClassifier | None) -> ScreenReading:

@@ -516,3 +516,28 @@ def _list_screen(lines=(("Inbox", 30), ("Carter Blake", 90))):
     for text, y in lines:
         cv2.putText(screen, text, (20, y), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
     return screen
+
+
+def test_a_line_a_read_saw_cut_by_the_frames_edge_counts_as_unread():
+    """A read drops a line the frame's bottom edge cuts (it read a part of its text) and so judges
+    it not at all: its pixels must still count as unread, while a line it read whole counts as read."""
+    from app.core.async_detector import AsyncResult
+    from app.core.live_ocr import OcrTier
+    from app.core.motion import MotionEstimator, to_flow_gray
+    from app.text.screen import ScreenReading
+
+    motion, runner = MotionEstimator(), ScriptedRunner()
+    tier = OcrTier(runner, 0.0, 4.0, TickClock(), motion, lambda d, *a: d)
+    screen = _list_screen([("Inbox", 30), ("Carter Blake", 118)])  # the name's lower part is below the frame
+    reading = ScreenReading([_line_reading("Inbox", (18, 12, 100, 34), 0.01),
+                             _line_reading("Carter Blake", (18, 100, 200, 120), 0.95, spans=((0, 12),))], weak=0.25)
+    motion.step(screen, 0)
+    tier.tick(0, screen, 0.0, to_flow_gray(screen))
+    runner.done, runner.pending = AsyncResult(Detections.empty(("phone_number",)), 0, reading=reading), None
+    motion.step(screen, 1)
+    tier.tick(1, screen, 1.0, to_flow_gray(screen))  # the read of frame 0 lands
+    unread = tier.unread(screen.shape[:2], 1, to_flow_gray(screen))
+    assert len(unread) == 1  # nothing changed since the read: only the cut line
+    x0, y0, x1, y1 = unread[0]
+    assert y0 <= 100 and y1 >= 119 and x0 <= 18 and x1 >= 200
+    assert y0 > 34  # the headline it read whole is not in it

@@ -100,8 +100,9 @@ def test_an_id_page_keeps_its_labels_and_loses_its_values(classifier):
     assert not any(covered(regions, lab, 0.3) for lab in labels), [l.text for l in labels if covered(regions, l, 0.3)]
 
 
-def detections(boxes, names, source=Source.DETECTOR, classes=TEXT_PII + ("id_card", "passport")):
-    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(boxes), 0.7, np.float32),
+def detections(boxes, names, source=Source.DETECTOR, classes=TEXT_PII + ("id_card", "passport"), scores=None):
+    scores = np.full(len(boxes), 0.7, np.float32) if scores is None else np.asarray(scores, np.float32)
+    return Detections(np.array(boxes, np.float32).reshape(-1, 4), scores,
                       np.array([classes.index(n) for n in names], np.int32), classes,
                       sources=np.full(len(boxes), source, np.int8))  # fmt: skip
 
@@ -288,3 +289,23 @@ def test_a_reading_placed_on_another_frame_moves_its_lines_and_leaves_out_those_
     middle = next(x for x in moved.readings if x.line.text == "middle")
     np.testing.assert_allclose(middle.line.ink, [17, 27, 85, 33])
     np.testing.assert_allclose(moved.span_box(middle.line, 0, 6)[[1, 3]], [27, 33])
+
+
+@pytest.mark.parametrize("p_name, det_class, det_score, hidden", [
+    ([0.04, 0.65], "person_name", 0.2, True),  # both lean to a name, neither alone is sure: hidden
+    ([0.04, 0.65], "phone_number", 0.2, False),  # they disagree on what it is: the detector's score stands
+    ([0.04, 0.10], "person_name", 0.2, False),  # the reading finds no name there: the box goes
+])
+def test_a_weak_detector_text_box_that_the_reading_weakly_agrees_with_is_hidden(classifier, p_name, det_class,
+                                                                                 det_score, hidden):  # fmt: skip
+    fixed = TextPiiClassifier(_FixedModel(classifier.model, p_name), classifier.names, threshold=0.7)
+    ln = line("Carter Blake", 40, 40)
+    reading = read_screen([ln], FRAME, fixed)
+    assert not reading.regions  # the reading alone (0.65 < 0.7) hides nothing
+    q = ln.quad
+    fused = refine(detections([[q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()]], [det_class],
+                              scores=[det_score]), reading)  # fmt: skip
+    from app.core.policy import Policy
+
+    kept = Policy(conf=0.25).select(fused)
+    assert (len(kept) == 1) is hidden, (fused.labels, fused.scores)
