@@ -19,6 +19,13 @@ class LiveSummary:
     ended: str
 
 
+def capture_time(source, masker: "LiveMasker") -> float:
+    """When ``source``'s newest frame was captured, on the masker's clock: the source's own stamp
+    when it has one (a frame read ahead by ``LatestFrameSource`` waited for the loop), else now."""
+    stamp = getattr(source, "captured_at", None)
+    return float(stamp) if isinstance(stamp, (int, float)) else masker.clock()
+
+
 def run_live(
     source,
     masker: "LiveMasker",
@@ -43,8 +50,7 @@ def run_live(
         if frame is None:
             ended = "source ended"
             break
-        captured = masker.clock()
-        out = masker.process(frame, captured)
+        out = masker.process(frame, capture_time(source, masker))
         paused += not out.protected
         for sink in sinks:
             sink(out)

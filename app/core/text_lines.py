@@ -157,8 +157,11 @@ class DrawnContent:
         grad = cv2.morphologyEx(gray, cv2.MORPH_GRADIENT, _KERNEL)
         drawn = cv2.threshold(grad, FLAT_LEVEL - 1, 1, cv2.THRESH_BINARY)[1]  # 1 where not flat colour
         self._drawn = cv2.integral(drawn)
+        # 16-bit labels are faster. After the 5x5 closing the parts lie ≥ 5 px apart: an image up to
+        # 1000 px a side (a flow image is ≤ 640) holds at most 200² of them, under 65536.
+        ltype = cv2.CV_16U if max(h, w) <= 1000 else cv2.CV_32S
         n, _, stats, _ = cv2.connectedComponentsWithStats(cv2.morphologyEx(drawn, cv2.MORPH_CLOSE, _CLOSE_CONTENT),
-                                                          connectivity=8)  # fmt: skip
+                                                          connectivity=8, ltype=ltype)  # fmt: skip
         xywh = stats[1:n, :4].astype(np.float32)
         xywh = xywh[~_rules(gray, stats[1:n, :4])]
         grey_boxes = np.concatenate([xywh[:, :2] - pad, xywh[:, :2] + xywh[:, 2:] + pad], axis=1).reshape(-1, 4)

@@ -19,12 +19,14 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from app.core.errors import SourceError
+from app.media.latest_frame import LatestFrameSource
 from app.media.video_export import decoded_frames, open_video_input, upright
 from app.media.video_synthetic import SyntheticSource
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FrameSource", "open_source", "CameraSource", "ScreenSource", "VideoFileSource", "SyntheticSource"]
+__all__ = ["FrameSource", "open_source", "CameraSource", "ScreenSource", "VideoFileSource", "SyntheticSource",
+           "LatestFrameSource"]
 
 
 @runtime_checkable
@@ -236,20 +238,23 @@ def camera_indices(dev: Path = Path("/dev"), sysfs: Path = Path("/sys/class/vide
 
 
 def open_source(spec: str) -> FrameSource:
-    """Open a source from its command-line spelling; ``SourceError`` with a reason if impossible."""
+    """Open a source from its command-line spelling; ``SourceError`` with a reason if impossible.
+    Cameras, screens and windows are read by their own thread (``LatestFrameSource``): the live
+    loop takes the newest frame and skips those it had no time for. Files and the synthetic
+    source hand out every frame."""
     spec = spec.strip()
     if m := re.fullmatch(r"camera(?::(\d+))?", spec):
-        return CameraSource(int(m.group(1) or 0))
+        return LatestFrameSource(CameraSource(int(m.group(1) or 0)))
     if m := re.fullmatch(r"screen(?::(\d+))?", spec):
-        return ScreenSource(int(m.group(1) or 1))
+        return LatestFrameSource(ScreenSource(int(m.group(1) or 1)))
     if m := re.fullmatch(r"synthetic(?::(\d+)x(\d+))?", spec):
         w, h = (int(m.group(1)), int(m.group(2))) if m.group(1) else (1280, 720)
         return SyntheticSource(w, h, 30.0, n_frames=None, realtime=True)
     if spec.startswith("window:"):
-        return ScreenSource(region=window_region(spec[len("window:"):]))
+        return LatestFrameSource(ScreenSource(region=window_region(spec[len("window:"):])))
     path = Path(spec)
     if path.exists():
         return VideoFileSource(path, realtime=True)
     if path.suffix:  # looks like a file name
         raise SourceError(f"{spec}: file not found")
-    return ScreenSource(region=window_region(spec))
+    return LatestFrameSource(ScreenSource(region=window_region(spec)))

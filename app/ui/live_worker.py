@@ -15,6 +15,7 @@ from PySide6.QtGui import QImage
 
 from app.core.errors import VpdError
 from app.core.live import LiveMasker, LiveOptions
+from app.core.live_run import capture_time
 from app.core.pipeline import Pipeline
 from app.ui.detectors import DetectorFactory, first_provider_name
 from app.ui.qt_image import bgr_to_qimage
@@ -122,7 +123,7 @@ class LiveWorker(QObject):
             frame = source.read()
             if frame is None:
                 return "the source ended"
-            out = masker.process(frame)
+            out = masker.process(frame, capture_time(source, masker))
             if camera is not None:
                 camera.write(out.frame)
             if write is not None:
