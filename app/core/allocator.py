@@ -14,10 +14,21 @@ from __future__ import annotations
 
 import ctypes
 import sys
+import threading
 
 M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3  # glibc's <malloc.h> parameter numbers
 KEEP_FREE_BYTES = 64 << 20  # free heap kept at its top before any of it is returned
 GROW_BYTES = 16 << 20  # extra asked for whenever the heap grows, and kept when it shrinks
+# Blocks from this size up get their own mapping, returned to the system when freed: export and
+# stills keep only the model that runs resident (``app.inference.session.limit_heap_retention``).
+MMAP_THRESHOLD_BYTES = 128 << 10
+# While a live session runs, a 720p frame (2.7 MB) and the tiers' mid-sized buffers come from the
+# heap and are reused: mapped afresh, every frame's copies fault their pages in again (on the live
+# pan clips 5.4 million page faults and a third of the process's CPU time in the kernel; README
+# "forty-fifth session").
+LIVE_MMAP_THRESHOLD_BYTES = 4 << 20
+_live_sessions = 0
+_lock = threading.Lock()
 
 
 def glibc_mallopt(param: int, value: int) -> bool:
@@ -39,3 +50,19 @@ def keep_freed_memory() -> bool:
     """Tune glibc's heap for frame-by-frame work (process-wide); True when applied, False where
     the C library is not glibc or refuses a setting."""
     return all([glibc_mallopt(M_TRIM_THRESHOLD, KEEP_FREE_BYTES), glibc_mallopt(M_TOP_PAD, GROW_BYTES)])
+
+
+def fix_mmap_threshold() -> bool:
+    """Fix glibc's mmap threshold (process-wide, turning off its self-raising): the live one while a
+    live session runs (``live_heap``), else ``MMAP_THRESHOLD_BYTES``. True when set."""
+    with _lock:
+        return glibc_mallopt(M_MMAP_THRESHOLD, LIVE_MMAP_THRESHOLD_BYTES if _live_sessions else MMAP_THRESHOLD_BYTES)
+
+
+def live_heap(start: bool) -> bool:
+    """Count a live session in (``start``) or out, and fix the mmap threshold for the sessions left
+    (``fix_mmap_threshold``). True when set."""
+    global _live_sessions
+    with _lock:
+        _live_sessions = _live_sessions + 1 if start else max(0, _live_sessions - 1)
+    return fix_mmap_threshold()

@@ -39,6 +39,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from app.core.allocator import live_heap
 from app.core.async_detector import (OCR_PRIORITY_STEP, AlternatingLooks, AsyncDetector, DetectorGroup,
                                      lower_thread_priority, split_slow_detectors)
 from app.core.detections import Detections, Source, concat
@@ -245,6 +246,7 @@ class LiveMasker:
         self._view = pipeline  # policy + redaction in force; replaced whole by ``set_settings``
         self._cond = threading.Condition()
         self._stop = False
+        self._closed = False
         self._pending: tuple[int, np.ndarray, float] | None = None
         self._working = False  # the detector thread is on a frame it took
         self._result: _Result | None = None
@@ -263,6 +265,7 @@ class LiveMasker:
         self._frames = self._paused = self._n_results = self._text_paused = self._stale = 0
         self._unread_last: tuple[int, np.ndarray] | None = None  # frame number, unread text lines on it
         self._drawn: tuple[int, DrawnContent] | None = None  # frame number, what is drawn on it
+        live_heap(start=True)  # frames from the heap, not fresh mappings, while this session runs
         self._thread = threading.Thread(target=self._work, name="live-detector", daemon=True)
         self._thread.start()
 
@@ -571,6 +574,9 @@ class LiveMasker:
             log.warning("live detector thread still busy after 30 s; abandoning it")
         if self._ocr is not None:
             self._ocr.close()
+        if not self._closed:
+            self._closed = True
+            live_heap(start=False)
 
     def __enter__(self) -> "LiveMasker":
         return self

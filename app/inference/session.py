@@ -10,13 +10,12 @@ from typing import Sequence
 
 import onnxruntime as ort
 
-from app.core.allocator import M_MMAP_THRESHOLD, glibc_mallopt
+from app.core.allocator import fix_mmap_threshold
 from app.core.errors import ModelError
 
 log = logging.getLogger(__name__)
 
 PREFERRED_PROVIDERS = ("CUDAExecutionProvider", "CPUExecutionProvider")
-MMAP_THRESHOLD_BYTES = 128 * 1024
 _heap_limited: bool | None = None
 # Native ids of the threads ORT started while building each session (its intra-op pool).
 _pool_threads: "weakref.WeakKeyDictionary[ort.InferenceSession, tuple[int, ...]]" = weakref.WeakKeyDictionary()
@@ -24,7 +23,8 @@ _pool_threads: "weakref.WeakKeyDictionary[ort.InferenceSession, tuple[int, ...]]
 
 def limit_heap_retention() -> bool:
     """On glibc, serve every allocation of 128 KiB or more from its own mmap (returned to the OS
-    when freed) by fixing glibc's mmap threshold; True if set. Once per process.
+    when freed) by fixing glibc's mmap threshold (``app.core.allocator.fix_mmap_threshold``: 4 MiB
+    while a live session runs); True if set. Once per process.
 
     Without the arena, ORT mallocs and frees each run's activations. glibc raises its mmap
     threshold after such frees (up to 32 MB), so later activation buffers come from the heap and
@@ -34,7 +34,7 @@ def limit_heap_retention() -> bool:
     """
     global _heap_limited
     if _heap_limited is None:
-        _heap_limited = glibc_mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+        _heap_limited = fix_mmap_threshold()
         if not _heap_limited:
             log.debug("mallopt unavailable; heap retention not limited")
     return _heap_limited
