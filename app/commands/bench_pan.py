@@ -284,13 +284,12 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
 
     for clip in clips:
         src = LatestFrameSource(VideoFileSource(clip.path, realtime=True))
-        kept, lat, paused = [], [], []
+        kept, lat = [], []
 
         def sink(out, src=src) -> None:
             grey = cv2.cvtColor(out.frame, cv2.COLOR_BGR2GRAY)
             kept.append((src.index, grey, out.protected, live_regions(out, pipeline, grey.shape)))
             lat.append(out.latency_s)
-            paused.append((src.index, not out.protected))
 
         with LiveMasker(pipeline, options) as masker:
             t0 = time.perf_counter()
@@ -314,6 +313,7 @@ def bench_pan_live(clips: list[PanClip], pipeline, options) -> None:
                     first_seen.setdefault(int(key), i)
                 if ok and protected and int(key) in first_seen:
                     first_hidden.setdefault(int(key), i)
+        paused = [(i, not protected) for i, _, protected, _ in kept]
         after = [p for i, p in paused if i >= 2 * clip.fps] or [p for _, p in paused]
         waits = [(first_hidden.get(k, len(sources)) - f) / clip.fps for k, f in first_seen.items() if f >= 2 * clip.fps]
         vis = (f"median {np.median(waits):.2f} s, max {max(waits):.2f} s over {len(waits)} objects" if waits

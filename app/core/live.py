@@ -246,7 +246,6 @@ class LiveMasker:
         self._view = pipeline  # policy + redaction in force; replaced whole by ``set_settings``
         self._cond = threading.Condition()
         self._stop = False
-        self._closed = False
         self._pending: tuple[int, np.ndarray, float] | None = None
         self._working = False  # the detector thread is on a frame it took
         self._result: _Result | None = None
@@ -567,15 +566,14 @@ class LiveMasker:
     def close(self) -> None:
         """Stop the detector and OCR threads and join them (each finishes the frame it is on)."""
         with self._cond:
-            self._stop = True
+            first_close, self._stop = not self._stop, True
             self._cond.notify_all()
         self._thread.join(timeout=30)
         if self._thread.is_alive():
             log.warning("live detector thread still busy after 30 s; abandoning it")
         if self._ocr is not None:
             self._ocr.close()
-        if not self._closed:
-            self._closed = True
+        if first_close:
             live_heap(start=False)
 
     def __enter__(self) -> "LiveMasker":

@@ -7,7 +7,7 @@ import pytest
 
 from app.core.errors import SourceError
 from app.core.live_run import capture_time
-from app.media.latest_frame import LatestFrameSource
+from app.media.sources import LatestFrameSource
 
 
 class CountingSource:
