@@ -22,6 +22,7 @@ from training.synth.qtkit import ensure_app  # noqa: E402
 from training.taxonomy import CLASS_NAMES  # noqa: E402
 
 SCENES = {"street_plates": ss.street_plates, "wall_signs": ss.wall_signs, "blade_signs": ss.blade_signs,
+          "distant_cars": ss.distant_cars,
           "table_documents": so.table_documents,
           "held_document": so.held_document, "parcel": so.parcel, "screen_filmed": sc.screen_filmed}
 CLEAN = lookmatch.Look(0.4, 0.0, 95, 255.0, 0.0, (1.0, 1.0, 1.0))  # no blur, noise or tint: pixels stay exact
@@ -132,6 +133,23 @@ def test_new_plates_sit_on_the_real_plates():
             real_box = (b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy)
             assert any(c == "license_plate" and min(r[2], real_box[2]) > max(r[0], real_box[0])
                        and min(r[3], real_box[3]) > max(r[1], real_box[1]) for c, r in labels), seed
+
+
+@pytest.mark.skipif(not HAS_PACK, reason="real pack not present")
+def test_distant_cars_put_small_real_plates_at_street_level():
+    small = 0
+    for seed in range(4):
+        real.used_backgrounds.clear()
+        img, labels = ss.distant_cars(np.random.default_rng(seed))
+        H = img.shape[0]
+        sources = [item.source for item in real.used_backgrounds]
+        assert sources[0] in ss.STREET_FRONT_SOURCES and set(sources[1:]) <= ss.PLATE_SOURCES, sources
+        plates = [b for c, b in labels if c == "license_plate"]
+        assert plates and len(sources) > 1, seed  # cars were cut from plate photos, their plates labelled
+        for x0, y0, x1, y1 in plates:
+            assert y1 > 0.5 * H, (seed, y1, H)  # on the lower half, where the pavement is
+        small += sum(x1 - x0 <= ss.FAR_PLATE_PX[1] * 1.1 for x0, _, x1, _ in plates)
+    assert small >= 4
 
 
 @pytest.mark.skipif(not HAS_PACK, reason="real pack not present")

@@ -109,12 +109,12 @@ def _sheet(out: Path, n: int, cell: int) -> np.ndarray:
 
 
 def photo_contact_sheet(path: Path, seed: int = 0, n: int = 16, cell: int = 480, max_bytes: int = 1_900_000) -> None:
-    """A 4x4 grid of whole photo scenes, each kind in turn (plates, wall signs, table, hand, parcel,
-    screen), with their boxes drawn; scene ``k`` uses ``np.random.default_rng([seed, 7, k])``.
+    """A 4x4 grid of whole photo scenes, each kind in turn (plates, wall signs, distant cars, table,
+    hand, parcel, screen), with their boxes drawn; scene ``k`` uses ``np.random.default_rng([seed, 7, k])``.
     PNG shrunk until < ``max_bytes``."""
     from . import scenes_objects as so, scenes_screen as sc, scenes_street as ss
 
-    kinds = (ss.street_plates, ss.wall_signs, so.table_documents, so.held_document, so.parcel, sc.screen_filmed)
+    kinds = (ss.street_plates, ss.wall_signs, ss.distant_cars, so.table_documents, so.held_document, so.parcel, sc.screen_filmed)
     scenes = [kinds[k % len(kinds)](np.random.default_rng([seed, 7, k])) for k in range(n)]
     while True:
         ok, buf = cv2.imencode(".png", _photo_sheet(scenes, cell), [cv2.IMWRITE_PNG_COMPRESSION, 9])

@@ -104,5 +104,6 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("handwritten_scan", so.handwritten_scan, frozenset({"signature"}), 0.25, 0.8),
     Generator("screen_photo", screen_photo, frozenset(), 0.6, 0.6),
     Generator("sign_closeup", ss.sign_closeup, frozenset(), 0.35, 1.0),
+    Generator("distant_cars", ss.distant_cars, frozenset({"license_plate", "shop_sign"}), 0.5, 0.1),
     Generator("street_blade_signs", ss.blade_signs, frozenset({"shop_sign", "house_number"}), 0.1, 0.5),  # small share: see models/README.md, twenty-sixth session
 )}

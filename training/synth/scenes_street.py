@@ -18,6 +18,7 @@ from .placement import Placed, box_polygon, boxes_of, pose_quad, rect
 
 PLATE_SOURCES = frozenset({"oi_plates"})
 WALL_SOURCES = frozenset({"facade_shop_signs", "rf_building_numbers"})
+STREET_FRONT_SOURCES = frozenset({"facade_shop_signs"})
 
 
 def _order(pts: np.ndarray) -> np.ndarray:
@@ -294,3 +295,81 @@ def sign_closeup(rng: np.random.Generator):
                      pitch=rng.uniform(-0.3, 0.3), roll=rng.normal(0, 0.05), distance=rng.uniform(2.5, 6))
     img, _ = paste_layer(img, sign, quad, [], look, rng, alpha=alpha)
     return lookmatch.finish(img, look), []
+
+
+# Plate widths (scene px) of a distant car: the app reads a photo's 640-px tiles at 320 px, so these
+# are 7-28 px at the model's input, where the real pack's close-ups rarely put a plate.
+FAR_PLATE_PX = (14.0, 56.0)
+
+
+def car_cutout(rng: np.random.Generator):
+    """The car round one labelled plate of a real plate photo, with a soft-edged alpha: (BGR crop,
+    uint8 alpha, [(class, xyxy)] of every labelled plate in the crop, the chosen plate's width);
+    None when the pack has no plate photo with a plate wide enough to find its car by."""
+    bg = real_background(rng, PLATE_SOURCES, (1.0, 1.0))
+    if bg is None:
+        return None
+    plates = [b for c, b in bg.labels if c == "license_plate" and b[2] - b[0] >= 12]
+    if not plates:
+        return None
+    box = plates[int(rng.integers(0, len(plates)))]
+    if rng.random() < 0.5 and box[2] - box[0] >= 14:  # a new registration, as street_plates does
+        bg.img, layer = replace_plate(bg, box, rng)
+        (_, poly), = layer.polys
+        box = (*poly.min(0), *poly.max(0))
+    pw = box[2] - box[0]
+    H, W = bg.img.shape[:2]
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    x0, x1 = max(0, int(cx - pw * rng.uniform(2.2, 3.2))), min(W, int(cx + pw * rng.uniform(2.2, 3.2)))
+    y0, y1 = max(0, int(cy - pw * rng.uniform(1.6, 2.6))), min(H, int(cy + pw * rng.uniform(0.6, 1.0)))
+    crop = bg.img[y0:y1, x0:x1]
+    h, w = crop.shape[:2]
+    alpha = np.zeros((h, w), np.uint8)
+    inset = max(1, int(min(h, w) * 0.08))
+    cv2.rectangle(alpha, (inset, inset), (w - 1 - inset, h - 1 - inset), 255, -1)
+    alpha = lookmatch.soft_blur(alpha, max(1.0, inset * 0.6))
+    labels = [(c, (b[0] - x0, b[1] - y0, b[2] - x0, b[3] - y0)) for c, b in bg.labels
+              if c == "license_plate" and b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1]
+    if rng.random() < 0.5:  # the other side of the road
+        crop, alpha = crop[:, ::-1].copy(), alpha[:, ::-1].copy()
+        labels = [(c, (w - b[2], b[1], w - b[0], b[3])) for c, b in labels]
+    return crop, alpha, labels, pw
+
+
+def distant_cars(rng: np.random.Generator):
+    """Cars seen from across the street: real cars cut from the plate photos round their plates,
+    shrunk to street-scene scale (``FAR_PLATE_PX``) and set at street level in front of a real
+    façade (the shop-sign photos: whole fronts down to the pavement), so plates appear as small as
+    they are in wide photos of a street."""
+    bg = real_background(rng, STREET_FRONT_SOURCES, (1.4, 2.4)) or _procedural_street(rng)
+    H, W = bg.img.shape[:2]
+    layers = [base_layer(bg.labels, H, W)]
+    taken = [b for _, b in bg.labels]
+    wanted, placed = int(rng.integers(1, 4)), 0
+    for _ in range(3 * wanted):
+        if placed == wanted:
+            break
+        cut = car_cutout(rng)
+        if cut is None:
+            break
+        crop, alpha, labels, pw = cut
+        if pw * 0.9 <= FAR_PLATE_PX[0]:  # only ever shrunk: a distant car, not an enlarged blur
+            continue
+        s = rng.uniform(FAR_PLATE_PX[0], min(FAR_PLATE_PX[1], pw * 0.9)) / pw
+        w, h = max(4, round(crop.shape[1] * s)), max(4, round(crop.shape[0] * s))
+        if w >= W or h >= H:
+            continue
+        for _ in range(12):
+            x, y = rng.uniform(0, W - w), H * rng.uniform(0.88, 1.02) - h  # standing on the pavement
+            box = (x, max(0.0, y), x + w, y + h)
+            if not overlaps(box, taken, pad=2):
+                break
+        else:
+            continue
+        taken.append(box)
+        quad = np.float32(rect(crop.shape[1], crop.shape[0]) * [w / crop.shape[1], h / crop.shape[0]] + [x, y])
+        # a real photo already has real colours: blended with the street's look, not re-exposed
+        bg.img, layer = paste_layer(bg.img, crop, quad, labels, bg.look, rng, alpha=alpha, exposed=crop.astype(np.float32))
+        layers.append(layer)
+        placed += 1
+    return lookmatch.finish(bg.img, bg.look), boxes_of(layers, W, H)
