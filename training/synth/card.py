@@ -62,6 +62,7 @@ def write_card(out: Path, stats: Stats, rate: float, command: str, workers: int)
               "plain dates) stay unlabelled. Crops are 640×640 tiles at native scale plus downscaled full views.", "",
               "Photo scenes put objects where they occur (`training/synth/scenes_*.py`): new synthetic plates pasted over "
               "the labelled plates of real car photos (pose from the real plate's outline, colours transferred from it); "
+              "real cars cut round their plates and shrunk to street scale (plates 14-56 px) on the pavement of real façades; "
               "street-name signs and house numbers on real façade walls (aligned to the wall's horizontal edges, with a "
               "shadow) and on poles; cards, IDs, passports, receipts, tickets, letters and labels at their real relative "
               "sizes on a table plane seen by one tilted camera, held in a hand in front of an out-of-focus real photo, "
