@@ -316,6 +316,7 @@ def car_cutout(rng: np.random.Generator):
     if rng.random() < 0.5 and box[2] - box[0] >= 14:  # a new registration, as street_plates does
         bg.img, layer = replace_plate(bg, box, rng)
         (_, poly), = layer.polys
+        bg.labels = [(c, (*poly.min(0), *poly.max(0)) if b == box else b) for c, b in bg.labels]
         box = (*poly.min(0), *poly.max(0))
     pw = box[2] - box[0]
     H, W = bg.img.shape[:2]
