@@ -62,6 +62,8 @@ def add_parser(sub) -> None:
     p.add_argument("--max-box-share", type=float, default=None, metavar="S",
                    help="list every hidden box covering more than S (0-1) of its frame and exit 1 if there is any "
                         "(boxes matching a GT box are exempt)")  # fmt: skip
+    p.add_argument("--by-size", action="store_true",
+                   help="also tally each category by GT box width (under 25, 25-50, 50-100, 100 px and over)")
     p.add_argument("--per-image", action="store_true",
                    help="with --json: also record each image's GT coverage and fused hidden boxes")
     add_detection_args(p)
@@ -125,8 +127,9 @@ def gt_to_pixels(sample: Sample, hw: tuple[int, int], normalised: bool) -> np.nd
 
 def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_names: list[str] | None,
              coverage: float = 0.9, progress: bool = True, max_box_share: float | None = None,
-             per_image: bool = False) -> dict:  # fmt: skip
+             per_image: bool = False, by_size: bool = False) -> dict:  # fmt: skip
     """Run every detector once per sample and tally each source variant; returns a JSON-able dict.
+    With ``by_size``, group ``size`` tallies each category by GT box width (:func:`width_bucket`).
     With ``max_box_share``, ``result["oversized_boxes"]`` lists the fused hidden boxes (padded)
     covering more than that share of their frame, GT-matched boxes excepted. With ``per_image``,
     ``result["per_image"]`` holds :func:`image_record` for every sample."""
@@ -156,8 +159,14 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
             if variant == "fusion" and per_image:
                 records.append(image_record(sample, gt, cov, hidden, hw))
             tally(variant, "kind", sample.kind).add(gt, mask)
+            cats = np.array(sample.categories)
             for cat in sorted(set(sample.categories)):
-                tally(variant, "category", cat).add_boxes(cov[np.array(sample.categories) == cat])
+                tally(variant, "category", cat).add_boxes(cov[cats == cat])
+            if by_size:
+                widths = [width_bucket(w) for w in gt[:, 2] - gt[:, 0]]
+                for cat, bucket in sorted(set(zip(sample.categories, widths))):
+                    chosen = (cats == cat) & (np.array(widths) == bucket)
+                    tally(variant, "size", f"{cat} {bucket}").add_boxes(cov[chosen])
         if ap is not None:
             _add_ap(ap, raw, gt, sample.categories, class_names)
     n = max(len(samples), 1)
@@ -174,6 +183,19 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
     if per_image:
         result["per_image"] = records
     return result
+
+
+WIDTH_EDGES = (25, 50, 100)  # px in the source image; a plate under 25 px has characters of 3 px or less
+
+
+def width_bucket(width: float) -> str:
+    """The width bucket of a GT box in source pixels: "<25px", "25-50px", "50-100px" or ">=100px"."""
+    lo = 0
+    for hi in WIDTH_EDGES:
+        if width < hi:
+            return f"<{hi}px" if lo == 0 else f"{lo}-{hi}px"
+        lo = hi
+    return f">={lo}px"
 
 
 def image_record(sample: Sample, gt: np.ndarray, coverage: np.ndarray, hidden: Detections, hw: tuple[int, int]) -> dict:
@@ -231,18 +253,18 @@ def format_table(result: dict) -> str:
     for t in result["tallies"]:
         rows.setdefault((t["group"], t["name"]), {})[t["source"]] = t
     variants = list(SOURCE_VARIANTS)
-    head = f"{'group':9} {'name':18} {'GT':>5} " + " ".join(f"{v[:8]:>8} R%  FP%" for v in variants)
+    head = f"{'group':9} {'name':24} {'GT':>5} " + " ".join(f"{v[:8]:>8} R%  FP%" for v in variants)
     lines = [f"recall-at-coverage (≥{100 * result['coverage']:.0f} % of a GT box hidden) and FP area "
              f"(negatives: % of image redacted), {result['images']} images", head, "-" * len(head)]  # fmt: skip
-    order = {"all": 0, "kind": 1, "category": 2}
+    order = {"all": 0, "kind": 1, "category": 2, "size": 3}
     for (group, name), by_source in sorted(rows.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
         any_t = next(iter(by_source.values()))
         cells = []
         for v in variants:
             t = by_source.get(v, {})
             fp = t.get("negative_area_redacted") if name == "negative" else t.get("fp_area")
-            cells.append(f"{'':8} {_fmt(t.get('recall_at_coverage'))} {_fmt(fp) if group != 'category' else '    -'}")
-        lines.append(f"{group:9} {name[:18]:18} {any_t['gt_boxes']:5d} " + " ".join(cells))
+            cells.append(f"{'':8} {_fmt(t.get('recall_at_coverage'))} {_fmt(fp) if group in ('all', 'kind') else '    -'}")
+        lines.append(f"{group:9} {name[:24]:24} {any_t['gt_boxes']:5d} " + " ".join(cells))
     lines.append("seconds per image: " + ", ".join(f"{k} {v:.2f}" for k, v in result["seconds_per_image"].items()))
     if "ap" in result and result["ap"]["mAP50"] is not None:
         a = result["ap"]
@@ -275,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in built.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     result = evaluate(pipeline, samples, normalised, names, args.coverage, max_box_share=args.max_box_share,
-                      per_image=args.per_image)
+                      per_image=args.per_image, by_size=args.by_size)
     result.update({"dataset": str(path), "providers": built.providers, "preset": args.preset, "conf": args.conf,
                    "padding": args.padding, "detectors": [d.name for d in built.detectors]})  # fmt: skip
     print(format_table(result))

@@ -119,3 +119,22 @@ def test_eval_per_image_records_coverage_and_false_share(tmp_path, model):
     assert box["class"] == "email" and box["source"] == "detector"
     # only the padding around the 32x16 email box lies outside the GT: ≈ 350 of 4096 px
     assert 0.05 < box["false_share"] < 0.1
+
+
+@pytest.mark.parametrize("width, bucket", [(0, "<25px"), (24.9, "<25px"), (25, "25-50px"), (99, "50-100px"), (100, ">=100px")])
+def test_width_bucket_edges(width, bucket):
+    from app.commands.eval import width_bucket
+
+    assert width_bucket(width) == bucket
+
+
+def test_eval_by_size_tallies_each_category_by_box_width(tmp_path, model, capsys):
+    # one hidden 32-px e-mail box (25-50 px) and one missed 20-px phone box (under 25 px)
+    _email_and_phone_screenshot(tmp_path)
+    out = tmp_path / "r.json"
+    assert main(["eval", str(tmp_path), "--model", str(model), "--no-faces", "--no-ocr", "--no-tiling",
+                 "--by-size", "--json", str(out)]) == 0  # fmt: skip
+    sizes = {t["name"]: t for t in json.loads(out.read_text())["tallies"] if t["source"] == "fusion" and t["group"] == "size"}
+    assert set(sizes) == {"email 25-50px", "phone <25px"}
+    assert sizes["email 25-50px"]["recall_at_coverage"] == 1.0 and sizes["phone <25px"]["recall_at_coverage"] == 0.0
+    assert "size      email 25-50px" in capsys.readouterr().out
