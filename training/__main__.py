@@ -1,4 +1,4 @@
-"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base | text-classifier | calibrate | merge | candidate | soup."""
+"""``python -m training <command>``: synth | train | ablation | export | evaluate | presidio-compare | choose-base | text-classifier | calibrate | merge | branch | candidate | soup."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ COMMANDS = {
     "text-classifier": "training.text.cli",
     "calibrate": "training.calibrate",
     "merge": "training.merge",
+    "branch": "training.branch",
     "candidate": "training.candidate",
     "soup": "training.soup",
 }

@@ -4,13 +4,15 @@ Top-ups (``synth --no-real --generators ...``) are rendered into their own folde
 images and labels are copied into the main dataset under a prefix (``c1_``, ``u1_``…) so the
 names cannot clash, their partial labels are merged into the main ``partial_labels.json``, and
 ultralytics' label caches are removed so the next run re-scans. Val and test splits are left
-alone: the main dataset's held-out splits stay what its card says.
+alone: the main dataset's held-out splits stay what its card says. Nothing in ``--into`` is
+rewritten in place, so it may be a hard-linked copy (``cp -al``) of a dataset that stays unchanged.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -37,7 +39,10 @@ def merge_train_split(src: Path, dst: Path, prefix: str) -> int:
         copied += 1
     unknown = _read_partial(dst)
     unknown.update({f"{prefix}{stem}": names for stem, names in _read_partial(src).items()})
-    (dst / PARTIAL_LABELS).write_text(json.dumps(dict(sorted(unknown.items())), separators=(",", ":")))
+    # A new file, not a rewrite: ``dst`` may be a hard-linked copy (cp -al) of another dataset.
+    fresh = dst / f"{PARTIAL_LABELS}.tmp"
+    fresh.write_text(json.dumps(dict(sorted(unknown.items())), separators=(",", ":")))
+    os.replace(fresh, dst / PARTIAL_LABELS)
     for cache in (dst / "labels").glob("*.cache"):
         cache.unlink()
     return copied

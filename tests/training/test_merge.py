@@ -2,6 +2,7 @@
 with its partial labels, the label caches dropped, val untouched, and a rerun copies nothing."""
 
 import json
+import os
 
 import pytest
 
@@ -50,3 +51,16 @@ def test_merge_command(tmp_path, capsys):
     assert training_main(["merge", "--src", str(top), "--into", str(main), "--prefix", "u1_"]) == 0
     assert "merged 1 train images" in capsys.readouterr().out
     assert (main / "images" / "train" / "u1_b.jpg").exists()
+
+
+def test_merge_into_a_hard_linked_copy_leaves_the_original_alone(tmp_path):
+    base = dataset(tmp_path / "base", ["a"], partial={"a": ["face"]})
+    copy = tmp_path / "copy"
+    for path in sorted(base.rglob("*")):  # what `cp -al base copy` makes
+        target = copy / path.relative_to(base)
+        target.mkdir(parents=True) if path.is_dir() else os.link(path, target)
+    top = dataset(tmp_path / "top", ["z"], partial={"z": ["license_plate"]})
+    assert merge_train_split(top, copy, "f2_") == 1
+    assert json.loads((copy / "partial_labels.json").read_text()) == {"a": ["face"], "f2_z": ["license_plate"]}
+    assert json.loads((base / "partial_labels.json").read_text()) == {"a": ["face"]}
+    assert not (base / "images" / "train" / "f2_z.jpg").exists()
