@@ -1,5 +1,5 @@
 """``python -m training branch``: a new run that resumes another's checkpoint, optimiser state included,
-on a changed data list or for more epochs.
+on a changed data list, for more epochs or for a new time budget.
 
 Ultralytics resumes a run from the arguments saved in its checkpoint, so continuing an optimiser
 checkpoint on a new render (or past its planned epochs) meant editing those arguments by hand.
@@ -23,9 +23,11 @@ from training.train import SIDECAR, TrainError, _abs
 log = logging.getLogger("training.branch")
 
 
-def branch(source: Path, run_dir: Path, data: Path | None = None, epochs: int | None = None) -> Path:
+def branch(source: Path, run_dir: Path, data: Path | None = None, epochs: int | None = None,
+           hours: float | None = None) -> Path:
     """Write ``run_dir/weights/last.pt`` from the optimiser checkpoint ``source`` with ``data``
-    and ``epochs`` replaced where given; returns its path. Raises :class:`TrainError` when the
+    and ``epochs`` replaced where given, and ``hours`` as the resumed run's time budget (ultralytics
+    ``time``: it stops and saves mid-epoch when it runs out); returns its path. Raises :class:`TrainError` when the
     checkpoint has no optimiser state, the epochs are already done, or ``run_dir`` holds a run."""
     import torch
 
@@ -47,6 +49,10 @@ def branch(source: Path, run_dir: Path, data: Path | None = None, epochs: int | 
         if not data.is_file():
             raise TrainError(f"no data list at {data}")
         args["data"] = str(data.resolve())
+    if hours is not None:
+        if hours <= 0:
+            raise TrainError("--hours must be positive")
+        args["time"] = float(hours)
     args.update(epochs=epochs, save_dir=str(run_dir.resolve()), name=run_dir.name, project=str(run_dir.parent.resolve()),
                 model=str(last.resolve()), resume=str(last.resolve()))  # fmt: skip
     ckpt["train_args"] = args
@@ -68,11 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--project", default="runs/train")
     p.add_argument("--data", type=Path, default=None, help="a new YOLO data.yaml (default: the checkpoint's)")
     p.add_argument("--epochs", type=int, default=None, help="the run's total epochs (default: the checkpoint's)")
+    p.add_argument("--hours", type=float, default=None,
+                   help="time budget of the resumed run; it stops and saves when spent (default: the checkpoint's)")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     run_dir = _abs(a.project) / a.name
     try:
-        last = branch(a.source, run_dir, a.data, a.epochs)
+        last = branch(a.source, run_dir, a.data, a.epochs, a.hours)
     except TrainError as e:
         log.error("%s", e)
         return 2

@@ -147,6 +147,8 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
         hw = pixels.shape[:2]
         gt = gt_to_pixels(sample, hw, normalised)
         raw, took = detect_all_timed(pipeline.detectors, pixels)
+        cats = np.array(sample.categories)
+        widths = np.array([width_bucket(w) for w in gt[:, 2] - gt[:, 0]]) if by_size else None
         for name, secs in took.items():
             seconds[name] += secs
         for variant, sources in SOURCE_VARIANTS.items():
@@ -159,14 +161,11 @@ def evaluate(pipeline: Pipeline, samples: list[Sample], normalised: bool, class_
             if variant == "fusion" and per_image:
                 records.append(image_record(sample, gt, cov, hidden, hw))
             tally(variant, "kind", sample.kind).add(gt, mask)
-            cats = np.array(sample.categories)
             for cat in sorted(set(sample.categories)):
                 tally(variant, "category", cat).add_boxes(cov[cats == cat])
-            if by_size:
-                widths = [width_bucket(w) for w in gt[:, 2] - gt[:, 0]]
+            if widths is not None:
                 for cat, bucket in sorted(set(zip(sample.categories, widths))):
-                    chosen = (cats == cat) & (np.array(widths) == bucket)
-                    tally(variant, "size", f"{cat} {bucket}").add_boxes(cov[chosen])
+                    tally(variant, "size", f"{cat} {bucket}").add_boxes(cov[(cats == cat) & (widths == bucket)])
         if ap is not None:
             _add_ap(ap, raw, gt, sample.categories, class_names)
     n = max(len(samples), 1)

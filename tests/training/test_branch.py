@@ -27,10 +27,10 @@ def test_branch_rewrites_data_run_folder_and_epochs(tmp_path):
     data = tmp_path / "new.yaml"
     data.write_text("path: x\n")
     run_dir = tmp_path / "runs" / "b"
-    last = branch(source, run_dir, data, epochs=4)
+    last = branch(source, run_dir, data, epochs=4, hours=0.6)
     ckpt = torch.load(last, weights_only=False)
     args = ckpt["train_args"]
-    assert args["data"] == str(data.resolve()) and args["epochs"] == 4 and args["lr0"] == 4e-5
+    assert args["data"] == str(data.resolve()) and args["epochs"] == 4 and args["lr0"] == 4e-5 and args["time"] == 0.6
     assert args["save_dir"] == str(run_dir.resolve()) and args["name"] == "b" and args["resume"] == str(last.resolve())
     assert ckpt["optimizer"] == {"state": {}} and ckpt["epoch"] == 2
     sidecar = json.loads((run_dir / SIDECAR).read_text())
@@ -39,11 +39,13 @@ def test_branch_rewrites_data_run_folder_and_epochs(tmp_path):
         branch(source, run_dir, data, epochs=4)
 
 
-@pytest.mark.parametrize("optimizer, epochs, message", [(False, 5, "no optimiser state"), (True, 3, "finished 3 epochs")])
-def test_branch_refuses_what_cannot_resume(tmp_path, optimizer, epochs, message):
+@pytest.mark.parametrize("optimizer, epochs, hours, message", [(False, 5, None, "no optimiser state"),
+                                                              (True, 3, None, "finished 3 epochs"),
+                                                              (True, 5, 0.0, "must be positive")])  # fmt: skip
+def test_branch_refuses_what_cannot_resume(tmp_path, optimizer, epochs, hours, message):
     source = source_run(tmp_path / "a", optimizer=optimizer)
     with pytest.raises(TrainError, match=message):
-        branch(source, tmp_path / "b", None, epochs=epochs)
+        branch(source, tmp_path / "b", None, epochs=epochs, hours=hours)
     assert not (tmp_path / "b" / "weights" / "last.pt").exists()
 
 

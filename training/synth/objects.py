@@ -13,6 +13,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QLinearGradient, QPainterPath, QPen
 
 from . import fakedata as fd
+from . import plates
 from .qtkit import MONO, SANS, SERIF, Canvas, available, make_font
 from .ui import avatar
 
@@ -316,21 +317,8 @@ def obj_handwritten_note(rng):
 
 
 def obj_license_plate(rng, eu: bool | None = None):
-    """EU-style (long) or US-style plate with a random registration (``eu`` None: drawn at random)."""
-    eu = bool(rng.random() < 0.6) if eu is None else eu
-    w, h = (520.0, 112.0) if eu else (300.0, 150.0)
-    c = Canvas(w, h, "#ffffff" if eu or rng.random() < 0.5 else "#fff8dc")
-    c.rect(3, 3, w - 6, h - 6, None, 8, "#111111", 4)
-    L = list("ABCDEFGHJKLMNPRSTUVWXYZ")
-    reg = (f"{''.join(rng.choice(L, int(rng.integers(1, 4))))}-{''.join(rng.choice(L, 2))} {rng.integers(1, 9999)}" if eu
-           else f"{rng.integers(1, 9)}{''.join(rng.choice(L, 3))}{rng.integers(100, 999)}")
-    if eu:
-        c.rect(6, 6, 48, h - 12, "#003399", 4)
-        c.text(15, h - 44, str(rng.choice(["D", "F", "NL", "I", "E", "PL"])), make_font("DejaVu Sans", 22, bold=True), "#ffffff")
-    f = make_font(_fam(rng, MONO + SANS), h * (0.62 if eu else 0.5), bold=True)
-    c.text(70 if eu else 24, h * (0.12 if eu else 0.3), reg, f, "#111111")
-    c.label("license_plate", (0, 0, w, h))
-    return c.finish()
+    """A licence plate: long EU (``eu``) or one of ``plates``' other styles (``eu`` None: drawn at random)."""
+    return plates.license_plate(rng, eu)
 
 
 def obj_street_sign(rng):
