@@ -43,12 +43,12 @@ def _centred(c: Canvas, text: str, fams, top: float, max_w: float, max_h: float,
     c.text(c.lw / 2 - QFontMetricsF(font).horizontalAdvance(text) / 2, top, text, font, ink)
 
 
-def _registration(rng, short: bool = False) -> str:
+def _registration(rng) -> str:
     """A North-American style registration: ``7ABC123``, ``ABC-1234``, ``123 XYZ`` or a vanity word."""
     digits = lambda n: "".join(str(d) for d in rng.integers(0, 10, n))  # noqa: E731
     letters = lambda n: "".join(rng.choice(LETTERS, n))  # noqa: E731
     kind = int(rng.integers(0, 5))
-    if short or kind == 4:
+    if kind == 4:
         return letters(int(rng.integers(3, 6)))
     return (f"{rng.integers(1, 9)}{letters(3)}{digits(3)}", f"{letters(3)}-{digits(4)}", f"{digits(3)} {letters(3)}",
             f"{letters(2)}{digits(1)} {digits(4)}")[kind]  # fmt: skip
